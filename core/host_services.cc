@@ -1,0 +1,58 @@
+#include "core/host_services.h"
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+
+#include "core/cpu_features.h"
+#include "core/thread_pool.h"
+
+namespace oxinfer {
+namespace {
+
+std::atomic<int> g_log_level{OXI_LOG_WARNING};
+
+void HostLog(int32_t level, const char* plugin_name, const char* message) {
+  if (level < g_log_level.load(std::memory_order_relaxed)) return;
+  static const char* kLevels[] = {"debug", "info", "warning", "error"};
+  const char* lv = (level >= 0 && level <= 3) ? kLevels[level] : "log";
+  std::fprintf(stderr, "[%s] %s: %s\n", plugin_name ? plugin_name : "plugin", lv,
+               message ? message : "");
+}
+
+void HostParallelFor(int64_t n, int64_t grain, oxi_range_fn fn, void* ctx) {
+  ThreadPool::Global().ParallelFor(n, grain, fn, ctx);
+}
+
+int32_t HostNumThreads() { return ThreadPool::Global().num_threads(); }
+
+uint64_t HostCpuFeatures() { return CpuFeatures(); }
+
+void* HostAlignedAlloc(size_t size) {
+  const size_t rounded = (size + 63) / 64 * 64;
+  return std::aligned_alloc(64, rounded == 0 ? 64 : rounded);
+}
+
+void HostAlignedFree(void* ptr) { std::free(ptr); }
+
+}  // namespace
+
+const oxi_host_services* HostServices() {
+  static const oxi_host_services kServices = {
+      sizeof(oxi_host_services),
+      OXI_ABI_MAJOR,
+      OXI_ABI_MINOR,
+      "0.1.0",
+      &HostLog,
+      &HostParallelFor,
+      &HostNumThreads,
+      &HostCpuFeatures,
+      &HostAlignedAlloc,
+      &HostAlignedFree,
+  };
+  return &kServices;
+}
+
+void SetPluginLogLevel(int level) { g_log_level.store(level); }
+
+}  // namespace oxinfer
