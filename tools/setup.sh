@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package that oxinfer's build and tests need.
+# Idempotent; run as root (or with sudo available). Offline except for
+# Debian's package archive.
+set -euo pipefail
+
+PACKAGES=(
+  bazel-bootstrap           # Bazel 4.2.3 (offline setup: see WORKSPACE)
+  g++ clang libclang-rt-14-dev  # gcc builds; clang for libFuzzer + ASan
+  libabsl-dev libprotobuf-dev protobuf-compiler libre2-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  zlib1g-dev libpng-dev nlohmann-json3-dev
+  python3                   # .ci/run's summary only; the build needs no Python packages
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: all ${#PACKAGES[@]} packages present"
+  exit 0
+fi
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+echo "setup: installing ${missing[*]}"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
