@@ -1,0 +1,32 @@
+"""An installed layout of oxinfer inside bazel-bin: bin/oxinfer and
+lib/oxinfer/plugins/*.so, which is where the host looks for plugins next to
+its own folder. `bazel build //:dist` then `bazel-bin/dist/bin/oxinfer`."""
+
+def _copy(ctx, src, dest):
+    out = ctx.actions.declare_file(ctx.label.name + "/" + dest)
+    ctx.actions.run_shell(
+        inputs = [src],
+        outputs = [out],
+        command = "cp -f '%s' '%s' && chmod u+w '%s'" % (src.path, out.path, out.path),
+        mnemonic = "DistCopy",
+        progress_message = "Installing %s" % dest,
+    )
+    return out
+
+def _dist_impl(ctx):
+    binary = _copy(ctx, ctx.executable.binary, "bin/" + ctx.executable.binary.basename)
+    outputs = [binary]
+    for target in ctx.attr.plugins:
+        for f in target.files.to_list():
+            if f.basename.endswith(".so") or f.basename.endswith(".dylib"):
+                outputs.append(_copy(ctx, f, "lib/oxinfer/plugins/" + f.basename))
+    return [DefaultInfo(files = depset(outputs), executable = binary)]
+
+oxinfer_dist = rule(
+    implementation = _dist_impl,
+    attrs = {
+        "binary": attr.label(executable = True, cfg = "target", mandatory = True),
+        "plugins": attr.label_list(allow_files = True),
+    },
+    executable = True,
+)
