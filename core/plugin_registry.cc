@@ -110,7 +110,7 @@ std::vector<std::string> PluginRegistry::SearchPath(absl::string_view plugin_dir
     const std::string real = RealPath(c);
     if (std::find(seen.begin(), seen.end(), real) != seen.end()) continue;
     seen.push_back(real);
-    dirs.push_back(c);
+    dirs.push_back(real);
   }
   return dirs;
 }

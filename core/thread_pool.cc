@@ -20,6 +20,7 @@ namespace {
 // How long a worker spins for the next region before sleeping. Decode issues
 // regions every few microseconds; sleeping between them would cost tens.
 constexpr int kSpinIterations = 1 << 16;
+constexpr int kSpinBeforeYield = 1 << 12;
 
 thread_local bool t_inside_region = false;
 
@@ -98,7 +99,15 @@ void ThreadPool::ParallelFor(int64_t n, int64_t grain, oxi_range_fn fn, void* ct
   t_inside_region = true;
   RunRange(0);
   t_inside_region = false;
-  while (pending_.load(std::memory_order_acquire) != 0) OXI_CPU_RELAX();
+  // Spin for the workers (they finish within microseconds when the cores are
+  // ours); yield if one of them has been descheduled, as on a busy machine.
+  for (int spin = 0; pending_.load(std::memory_order_acquire) != 0; ++spin) {
+    if (spin < kSpinBeforeYield) {
+      OXI_CPU_RELAX();
+    } else {
+      std::this_thread::yield();
+    }
+  }
   busy_.store(false, std::memory_order_release);
 }
 

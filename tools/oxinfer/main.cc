@@ -1,6 +1,8 @@
-// oxinfer: the command-line host. Finds the plugins, picks a backend and (once
-// model plugins exist) runs a model. See README.md for the flags.
+// oxinfer: the command-line host. Finds the plugins, picks a backend, opens a
+// checkpoint with the model plugin that claims it, and generates text (or an
+// image). Flags as in the original oxinfer; see README.md.
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -8,14 +10,21 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "core/backend_dispatch.h"
+#include "core/backend_profiler.h"
 #include "core/cpu_features.h"
 #include "core/host_services.h"
+#include "core/model_instance.h"
 #include "core/plugin_registry.h"
 #include "core/thread_pool.h"
-#include "tools/oxinfer/cli_args.h"
 #include "oxinfer/plugin_abi.h"
+#include "tools/oxinfer/cli_args.h"
+#include "tools/oxinfer/image_generation.h"
+#include "tools/oxinfer/progress_bar.h"
+#include "tools/oxinfer/text_generation.h"
 
+// Plugins and devices.
 ABSL_FLAG(bool, plugins, false, "List every plugin found: kind, name, version, score, state.");
 ABSL_FLAG(bool, devices, false, "Print CPU features, cores, memory and the usable backends.");
 ABSL_FLAG(std::string, plugin_dir, "",
@@ -26,6 +35,43 @@ ABSL_FLAG(std::string, device, "auto",
           "cpu-scalar, cpu-avx2, cpu-avx512.");
 ABSL_FLAG(int, threads, 0, "Worker threads (default: all cores).");
 ABSL_FLAG(bool, verbose, false, "Log plugin messages at info level.");
+
+// The model.
+ABSL_FLAG(std::string, model, "", "Checkpoint folder (config.json + safetensors, or a diffusers "
+                                  "folder with model_index.json).");
+ABSL_FLAG(std::string, quant, "", "Quantise weights at load: q8 (Q8_0) or q4 (Q4_0).");
+ABSL_FLAG(bool, mmap, false, "Map weights from disk instead of reading them into RAM.");
+ABSL_FLAG(int, prefill_chunk, 0, "Tokens per prefill chunk (default: the plugin's, 256 on CPU).");
+ABSL_FLAG(int, context, 0, "Context length (default: the model's).");
+ABSL_FLAG(bool, profile, false, "Print time and bandwidth per backend operation.");
+
+// Text.
+ABSL_FLAG(std::string, prompt, "", "The prompt (-p).");
+ABSL_FLAG(bool, chat, false, "Interactive multi-turn chat.");
+ABSL_FLAG(std::string, system, "", "System prompt (default: a short one saying the model runs "
+                                   "locally, with the local date, time and zone).");
+ABSL_FLAG(bool, no_system, false, "No system prompt (implied by --raw and --dump-logits).");
+ABSL_FLAG(bool, think, false, "Enable the model's thinking mode.");
+ABSL_FLAG(bool, raw, false, "Feed the prompt as-is (after <bos>), without the chat template.");
+ABSL_FLAG(bool, print_prompt, false, "Print the fully formatted prompt and exit.");
+ABSL_FLAG(int, max_tokens, 512, "Cap on generated tokens.");
+ABSL_FLAG(double, temp, 0.0, "Sampling temperature; 0 is greedy.");
+ABSL_FLAG(int, top_k, 0, "Top-k filter (0: off).");
+ABSL_FLAG(double, top_p, 1.0, "Top-p (nucleus) filter (1: off).");
+ABSL_FLAG(double, min_p, 0.0, "Min-p filter (0: off).");
+ABSL_FLAG(double, repeat_penalty, 1.0, "Repetition penalty (1: off).");
+ABSL_FLAG(uint64_t, seed, 0, "Random seed for sampling.");
+ABSL_FLAG(bool, show_tokens, false, "Print the prompt's and the reply's token ids.");
+ABSL_FLAG(std::string, dump_logits, "",
+          "Write the last prompt token's logits (float32, little-endian) to this file.");
+
+// Images.
+ABSL_FLAG(std::string, output, "out.png", "Image file to write (-o).");
+ABSL_FLAG(std::string, negative, "", "Negative prompt for image generation.");
+ABSL_FLAG(int, steps, 0, "Denoising steps (default: 1 for Turbo models, else 25).");
+ABSL_FLAG(double, guidance, -1.0, "Classifier-free guidance scale (default: 0 Turbo, else 7.5).");
+ABSL_FLAG(std::string, sampler, "", "euler or euler_a (default: euler_a).");
+ABSL_FLAG(std::string, size, "", "Image size WIDTHxHEIGHT (default: the model's).");
 
 namespace oxinfer {
 namespace {
@@ -87,14 +133,30 @@ void PrintDevices(const PluginRegistry& registry, const std::string& device) {
     }
   }
   if (!chosen.ok()) {
-    std::printf("\n--device=%s: %s\n", device.c_str(), std::string(chosen.status().message()).c_str());
+    std::printf("\n--device=%s: %s\n", device.c_str(),
+                std::string(chosen.status().message()).c_str());
   }
+}
+
+absl::StatusOr<oxi_dtype> ParseQuant(const std::string& q) {
+  if (q.empty() || q == "none" || q == "bf16") return OXI_DTYPE_INVALID;
+  if (q == "q8" || q == "q8_0") return OXI_DTYPE_Q8_0;
+  if (q == "q4" || q == "q4_0") return OXI_DTYPE_Q4_0;
+  return absl::InvalidArgumentError(
+      absl::StrFormat("--quant=%s: expected q8 or q4", q));
+}
+
+int Fail(const absl::Status& status) {
+  std::fprintf(stderr, "oxinfer: %s\n", std::string(status.message()).c_str());
+  return 1;
 }
 
 int Main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "local inference for Gemma 4, Qwen 3.5 / 3.8 and Stable Diffusion.\n"
-      "  oxinfer --devices --plugins     what this machine and its plugins can do");
+      "  oxinfer --model DIR -p \"Hello\"      generate text\n"
+      "  oxinfer --model DIR --chat           interactive chat\n"
+      "  oxinfer --devices --plugins          what this machine and its plugins can do");
   std::vector<std::string> args = NormalizeArgs(argc, argv);
   std::vector<char*> arg_ptrs;
   for (auto& a : args) arg_ptrs.push_back(a.data());
@@ -119,16 +181,77 @@ int Main(int argc, char** argv) {
   if (list_plugins) PrintPlugins(registry, dirs);
   if (list_devices || list_plugins) return 0;
 
+  // The chosen backend, with the best CPU variant behind it for the ops it lacks.
   auto backend = registry.ChooseBackend(device);
-  if (!backend.ok()) {
-    std::fprintf(stderr, "oxinfer: %s\n", std::string(backend.status().message()).c_str());
-    return 1;
+  if (!backend.ok()) return Fail(backend.status());
+
+  const std::string model_dir = absl::GetFlag(FLAGS_model);
+  if (model_dir.empty()) {
+    std::fprintf(stderr, "oxinfer: no --model given (see --help)\n");
+    return 2;
   }
-  std::fprintf(stderr,
-               "oxinfer: backend %s is ready, but no model plugin is installed yet.\n"
-               "Try `oxinfer --devices --plugins`.\n",
-               (*backend)->name.c_str());
-  return 1;
+  auto quant = ParseQuant(absl::GetFlag(FLAGS_quant));
+  if (!quant.ok()) return Fail(quant.status());
+
+  auto cpu = registry.ChooseBackend("cpu");
+  const auto* primary = static_cast<const oxi_backend_iface*>((*backend)->iface);
+  const auto* fallback = cpu.ok() ? static_cast<const oxi_backend_iface*>((*cpu)->iface) : primary;
+  ComposedBackend composed(primary, fallback);
+  std::unique_ptr<BackendProfiler> profiler;
+  const oxi_backend_iface* compute = composed.iface();
+  if (absl::GetFlag(FLAGS_profile)) {
+    profiler = std::make_unique<BackendProfiler>(compute);
+    compute = profiler->iface();
+  }
+
+  ModelOpenOptions open;
+  open.weight_dtype = *quant;
+  open.use_mmap = absl::GetFlag(FLAGS_mmap);
+  open.prefill_chunk = absl::GetFlag(FLAGS_prefill_chunk);
+  open.context_length = absl::GetFlag(FLAGS_context);
+  ProgressBar loading("loading");
+  open.progress = [&](double done, double total, const std::string& what) {
+    loading.Update(done, total, what, "B");
+  };
+  auto model = ModelInstance::Open(registry, model_dir, compute, open);
+  loading.Finish();
+  if (!model.ok()) return Fail(model.status());
+  if (profiler) profiler->Reset();
+
+  if ((*model)->generates_images()) {
+    ImageOptions image;
+    image.prompt = absl::GetFlag(FLAGS_prompt);
+    image.negative = absl::GetFlag(FLAGS_negative);
+    image.steps = absl::GetFlag(FLAGS_steps);
+    image.guidance = static_cast<float>(absl::GetFlag(FLAGS_guidance));
+    image.sampler = absl::GetFlag(FLAGS_sampler);
+    image.size = absl::GetFlag(FLAGS_size);
+    image.seed = absl::GetFlag(FLAGS_seed);
+    image.output = absl::GetFlag(FLAGS_output);
+    absl::Status s = RunImageGeneration(**model, registry, image);
+    if (profiler) std::fprintf(stderr, "%s", profiler->Report().c_str());
+    return s.ok() ? 0 : Fail(s);
+  }
+
+  TextOptions text;
+  text.prompt = absl::GetFlag(FLAGS_prompt);
+  text.system = absl::GetFlag(FLAGS_system);
+  text.no_system = absl::GetFlag(FLAGS_no_system);
+  text.think = absl::GetFlag(FLAGS_think);
+  text.raw = absl::GetFlag(FLAGS_raw);
+  text.print_prompt = absl::GetFlag(FLAGS_print_prompt);
+  text.chat = absl::GetFlag(FLAGS_chat);
+  text.show_tokens = absl::GetFlag(FLAGS_show_tokens);
+  text.max_tokens = absl::GetFlag(FLAGS_max_tokens);
+  text.dump_logits = absl::GetFlag(FLAGS_dump_logits);
+  text.sampling.temperature = static_cast<float>(absl::GetFlag(FLAGS_temp));
+  text.sampling.top_k = absl::GetFlag(FLAGS_top_k);
+  text.sampling.top_p = static_cast<float>(absl::GetFlag(FLAGS_top_p));
+  text.sampling.min_p = static_cast<float>(absl::GetFlag(FLAGS_min_p));
+  text.sampling.repetition_penalty = static_cast<float>(absl::GetFlag(FLAGS_repeat_penalty));
+  text.sampling.seed = absl::GetFlag(FLAGS_seed);
+  absl::Status s = RunTextGeneration(**model, model_dir, text, profiler.get());
+  return s.ok() ? 0 : Fail(s);
 }
 
 }  // namespace

@@ -207,6 +207,13 @@ typedef struct oxi_backend_iface {
   int32_t (*attention)(void* self, const oxi_attention_params* params);
 } oxi_backend_iface;
 
+/* An 8-bit image; who allocated `pixels` says who frees it. */
+typedef struct oxi_image {
+  uint32_t struct_size;
+  int32_t width, height, channels; /* channels: 1, 3 or 4; 8 bits each */
+  uint8_t* pixels;                 /* height rows of width*channels bytes */
+} oxi_image;
+
 /* ======================= model plugins ======================= */
 
 typedef struct oxi_model oxi_model; /* opaque, owned by the plugin */
@@ -219,7 +226,26 @@ typedef struct oxi_model_open_params {
   int32_t use_mmap;
   int32_t context_length; /* 0: model default */
   int32_t prefill_chunk;  /* 0: plugin default */
+  /* Optional: loading progress, `done` of `total` units (bytes, tensors...)
+   * of the stage named `what`; may be called often. */
+  void (*progress)(void* ctx, double done, double total, const char* what);
+  void* progress_ctx;
 } oxi_model_open_params;
+
+/* A text-to-image request (diffusion model plugins). */
+typedef struct oxi_image_request {
+  uint32_t struct_size;
+  const char* prompt;
+  const char* negative_prompt; /* NULL or "": empty */
+  int32_t steps;               /* 0: the model's default (SD-Turbo 1, others 25) */
+  float guidance;              /* < 0: the model's default (SD-Turbo 0, others 7.5) */
+  const char* sampler;         /* NULL: default; "euler" or "euler_a" */
+  int32_t width, height;       /* 0: the model's native size */
+  uint64_t seed;
+  /* Optional: called after each denoising step. */
+  void (*progress)(void* ctx, int32_t step, int32_t total);
+  void* progress_ctx;
+} oxi_image_request;
 
 typedef struct oxi_model_iface {
   uint32_t struct_size;
@@ -235,17 +261,18 @@ typedef struct oxi_model_iface {
    * logits [vocab_size] when logits != NULL. */
   int32_t (*forward)(oxi_model* model, const int32_t* tokens, int64_t n, float* logits,
                      char* error, size_t error_size);
-  /* Drops the sequence after its first n_keep tokens. */
+  /* Drops the sequence after its first n_keep tokens. A model whose state
+   * cannot be rewound (recurrent layers) may accept only 0 and the current
+   * length, and return OXI_UNIMPLEMENTED otherwise: the host then restarts. */
   int32_t (*truncate)(oxi_model* model, int64_t n_keep);
+  /* Text to image (NULL for language models). RGB pixels allocated by the
+   * plugin; release them with free_image. */
+  int32_t (*generate_image)(oxi_model* model, const oxi_image_request* request, oxi_image* out,
+                            char* error, size_t error_size);
+  void (*free_image)(oxi_image* image);
 } oxi_model_iface;
 
 /* ======================= codec plugins ======================= */
-
-typedef struct oxi_image {
-  uint32_t struct_size;
-  int32_t width, height, channels; /* channels: 1, 3 or 4; 8 bits each */
-  uint8_t* pixels;                 /* height rows of width*channels bytes */
-} oxi_image;
 
 typedef struct oxi_codec_iface {
   uint32_t struct_size;

@@ -1,0 +1,128 @@
+#include "core/mapped_file.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_format.h"
+
+namespace oxinfer {
+namespace {
+
+absl::Status ErrnoError(int err, std::string_view what, const std::string& path) {
+  std::string msg = absl::StrFormat("cannot %s '%s': %s", what, path, std::strerror(err));
+  switch (err) {
+    case ENOENT:
+    case ENOTDIR:
+      return absl::NotFoundError(msg);
+    case EACCES:
+    case EPERM:
+      return absl::PermissionDeniedError(msg);
+    case ENOMEM:
+      return absl::ResourceExhaustedError(msg);
+    default:
+      return absl::InternalError(msg);
+  }
+}
+
+class Fd {
+ public:
+  explicit Fd(int fd) : fd_(fd) {}
+  ~Fd() {
+    if (fd_ >= 0) close(fd_);
+  }
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+}  // namespace
+
+absl::Status PreadExactly(int fd, const std::string& path, uint64_t offset, size_t n, void* out) {
+  auto* dst = static_cast<uint8_t*>(out);
+  size_t done = 0;
+  while (done < n) {
+    const size_t chunk = std::min<size_t>(n - done, size_t{1} << 30);
+    ssize_t r = pread(fd, dst + done, chunk, static_cast<off_t>(offset + done));
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      return ErrnoError(errno, "read", path);
+    }
+    if (r == 0) {
+      return absl::DataLossError(
+          absl::StrFormat("'%s' ended after %d bytes; %d bytes were needed at offset %d", path,
+                          offset + done, n, offset));
+    }
+    done += static_cast<size_t>(r);
+  }
+  return absl::OkStatus();
+}
+
+MappedFile::~MappedFile() {
+  if (mapping_ != nullptr) munmap(mapping_, mapping_size_);
+  std::free(buffer_);
+}
+
+absl::StatusOr<std::shared_ptr<const MappedFile>> MappedFile::Open(const std::string& path,
+                                                                   LoadMode mode) {
+  Fd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) return ErrnoError(errno, "open", path);
+  struct stat st;
+  if (fstat(fd.get(), &st) != 0) return ErrnoError(errno, "stat", path);
+  if (!S_ISREG(st.st_mode)) {
+    return absl::InvalidArgumentError(absl::StrFormat("'%s' is not a regular file", path));
+  }
+  std::shared_ptr<MappedFile> file(new MappedFile());
+  file->path_ = path;
+  file->size_ = static_cast<size_t>(st.st_size);
+  file->mode_ = mode;
+  static const uint8_t kEmpty[1] = {0};
+  if (file->size_ == 0) {
+    file->data_ = kEmpty;
+    return std::shared_ptr<const MappedFile>(std::move(file));
+  }
+  if (mode == LoadMode::kMmap) {
+    void* p = mmap(nullptr, file->size_, PROT_READ, MAP_PRIVATE, fd.get(), 0);
+    if (p == MAP_FAILED) return ErrnoError(errno, "mmap", path);
+    file->mapping_ = p;
+    file->mapping_size_ = file->size_;
+    file->data_ = static_cast<const uint8_t*>(p);
+    // Advisory only: weights are read in full for every token.
+    (void)madvise(p, file->size_, MADV_WILLNEED);
+  } else {
+    const size_t padded = (file->size_ + 63) / 64 * 64;
+    file->buffer_ = std::aligned_alloc(64, padded);
+    if (file->buffer_ == nullptr) {
+      return absl::ResourceExhaustedError(
+          absl::StrFormat("cannot allocate %d bytes to read '%s'", file->size_, path));
+    }
+    absl::Status s = PreadExactly(fd.get(), path, 0, file->size_, file->buffer_);
+    if (!s.ok()) return s;
+    file->data_ = static_cast<const uint8_t*>(file->buffer_);
+  }
+  return std::shared_ptr<const MappedFile>(std::move(file));
+}
+
+absl::StatusOr<std::string> ReadFileToString(const std::string& path) {
+  Fd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) return ErrnoError(errno, "open", path);
+  struct stat st;
+  if (fstat(fd.get(), &st) != 0) return ErrnoError(errno, "stat", path);
+  if (!S_ISREG(st.st_mode)) {
+    return absl::InvalidArgumentError(absl::StrFormat("'%s' is not a regular file", path));
+  }
+  std::string out(static_cast<size_t>(st.st_size), '\0');
+  absl::Status s = PreadExactly(fd.get(), path, 0, out.size(), out.data());
+  if (!s.ok()) return s;
+  return out;
+}
+
+}  // namespace oxinfer

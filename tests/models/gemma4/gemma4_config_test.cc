@@ -1,0 +1,126 @@
+// Gemma 4 config parsing on the published configs (testdata/configs/, copied
+// from the project's collection of real config.json files) and on the layout
+// newer transformers writes (per_layer_config).
+#include "plugins/models/gemma4/gemma4_config.h"
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "core/mapped_file.h"
+#include "gtest/gtest.h"
+
+namespace oxinfer {
+namespace gemma4 {
+namespace {
+
+const char kDir[] = "tests/models/gemma4/testdata/";
+
+std::string Read(const std::string& name) {
+  auto text = ReadFileToString(kDir + name);
+  EXPECT_TRUE(text.ok()) << text.status();
+  return text.ok() ? *text : "";
+}
+
+TEST(Gemma4Config, E2B) {
+  auto c = ParseGemma4Config(Read("configs/gemma-4-E2B-it.config.json"));
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->num_layers, 35);
+  EXPECT_EQ(c->hidden_size, 1536);
+  EXPECT_EQ(c->vocab_size, 262144);
+  EXPECT_EQ(c->hidden_size_per_layer_input, 256);
+  EXPECT_EQ(c->sliding_window, 512);
+  EXPECT_DOUBLE_EQ(c->final_logit_softcapping, 30.0);
+  // Layers 15..34 are KV-shared: sliding ones read layer 13, full ones layer 14.
+  for (int i = 0; i < 35; ++i) {
+    const LayerConfig& l = c->layers[i];
+    EXPECT_EQ(l.sliding, (i + 1) % 5 != 0) << i;
+    EXPECT_EQ(l.head_dim, l.sliding ? 256 : 512) << i;
+    EXPECT_EQ(l.num_kv_heads, 1) << i;
+    EXPECT_FALSE(l.k_eq_v) << i;
+    EXPECT_EQ(l.kv_shared, i >= 15) << i;
+    EXPECT_EQ(l.kv_source, i < 15 ? i : (l.sliding ? 13 : 14)) << i;
+    EXPECT_EQ(l.intermediate_size, i >= 15 ? 12288 : 6144) << i;
+  }
+  // Proportional RoPE on global layers: 64 of 256 frequencies rotate.
+  std::vector<float> inv = RopeInvFreq(c->rope_full, 512);
+  ASSERT_EQ(inv.size(), 256u);
+  EXPECT_FLOAT_EQ(inv[0], 1.0f);
+  EXPECT_GT(inv[63], 0.0f);
+  EXPECT_EQ(inv[64], 0.0f);
+  EXPECT_EQ(inv[255], 0.0f);
+  std::vector<float> inv_s = RopeInvFreq(c->rope_sliding, 256);
+  ASSERT_EQ(inv_s.size(), 128u);
+  EXPECT_GT(inv_s[127], 0.0f);
+  EXPECT_NEAR(inv_s[64], 1.0f / 100.0f, 1e-8);  // 10000^(-128/256)
+}
+
+TEST(Gemma4Config, E4B) {
+  auto c = ParseGemma4Config(Read("configs/gemma-4-E4B-it.config.json"));
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->num_layers, 42);
+  EXPECT_EQ(c->num_kv_shared_layers, 18);
+  for (const LayerConfig& l : c->layers) EXPECT_EQ(l.intermediate_size, 10240);  // not double-wide
+  EXPECT_TRUE(c->layers[41].kv_shared);
+  EXPECT_EQ(c->layers[41].kv_source, 23);
+}
+
+TEST(Gemma4Config, Dense31BHasKEqVOnGlobalLayers) {
+  auto c = ParseGemma4Config(Read("configs/gemma-4-31B-it.config.json"));
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->hidden_size_per_layer_input, 0);
+  EXPECT_EQ(c->num_kv_shared_layers, 0);
+  for (const LayerConfig& l : c->layers) {
+    EXPECT_FALSE(l.kv_shared);
+    EXPECT_EQ(l.k_eq_v, !l.sliding);
+    EXPECT_EQ(l.num_kv_heads, l.sliding ? 16 : 4);
+    EXPECT_EQ(l.head_dim, l.sliding ? 256 : 512);
+  }
+}
+
+TEST(Gemma4Config, RefusesMoEUnifiedAndDrafter) {
+  auto moe = ParseGemma4Config(Read("configs/gemma-4-26B-A4B-it.config.json"));
+  EXPECT_EQ(moe.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_NE(moe.status().message().find("MoE"), std::string::npos) << moe.status();
+  auto unified = ParseGemma4Config(Read("configs/gemma-4-12B.config.json"));
+  EXPECT_EQ(unified.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_NE(unified.status().message().find("unified"), std::string::npos) << unified.status();
+  auto drafter = ParseGemma4Config(Read("configs/gemma-4-E4B-it-assistant.config.json"));
+  EXPECT_EQ(drafter.status().code(), absl::StatusCode::kUnimplemented) << drafter.status();
+}
+
+TEST(Gemma4Config, PerLayerConfigLayoutOfNewerTransformers) {
+  // What transformers 5.24 writes for the keqv_sharded fixture's text part.
+  const std::string json = R"({
+    "model_type": "gemma4_text", "vocab_size": 200, "hidden_size": 48,
+    "intermediate_size": 64, "num_hidden_layers": 4, "num_attention_heads": 4,
+    "num_key_value_heads": 2, "head_dim": 16, "attention_k_eq_v": true,
+    "hidden_size_per_layer_input": 0, "sliding_window": 6,
+    "layer_types": ["sliding_attention", "full_attention", "sliding_attention", "full_attention"],
+    "per_layer_config": {"1": {"head_dim": 32, "num_key_value_heads": 1},
+                         "3": {"head_dim": 32, "num_key_value_heads": 1}}})";
+  auto c = ParseGemma4Config(json);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->layers[0].head_dim, 16);
+  EXPECT_EQ(c->layers[0].num_kv_heads, 2);
+  EXPECT_EQ(c->layers[1].head_dim, 32);
+  EXPECT_EQ(c->layers[1].num_kv_heads, 1);
+  EXPECT_TRUE(c->layers[1].k_eq_v);
+  EXPECT_FALSE(c->layers[0].k_eq_v);
+}
+
+TEST(Gemma4Config, Malformed) {
+  EXPECT_FALSE(ParseGemma4Config("{").ok());
+  EXPECT_FALSE(ParseGemma4Config("[]").ok());
+  EXPECT_FALSE(ParseGemma4Config(R"({"model_type": "gemma4"})").ok());
+  EXPECT_FALSE(ParseGemma4Config(R"({"model_type": "gemma4_text", "hidden_size": -1})").ok());
+  EXPECT_FALSE(ParseGemma4Config(
+                   R"({"model_type": "gemma4_text", "num_hidden_layers": 2, "layer_types": ["x", "y"]})")
+                   .ok());
+  EXPECT_FALSE(ParseGemma4Config(R"({"model_type": "gemma4_text", "num_attention_heads": 3,
+                                     "num_key_value_heads": 2})")
+                   .ok());
+}
+
+}  // namespace
+}  // namespace gemma4
+}  // namespace oxinfer

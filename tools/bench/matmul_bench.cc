@@ -1,0 +1,161 @@
+// Matmul speed of the CPU backend's kernels, called through the backend
+// table as a model would.
+//   Decode: y[1][n] = x[1][k] W[n][k]^T with W far larger than the L3 cache
+//   (14336x4096, rotated among copies when one copy would fit), reported as
+//   weight bytes streamed per second: compare with membench.
+//   Prefill: 512x4096 by 4096x4096, reported as FLOP/s.
+//
+//   bazel run -c opt //tools/bench:matmul_bench -- --benchmark_filter=Decode
+#include <cstdint>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "benchmark/benchmark.h"
+#include "core/host_services.h"
+#include "core/thread_pool.h"
+#include "oxinfer/dtype.h"
+#include "oxinfer/plugin_abi.h"
+
+namespace oxinfer {
+namespace cpu {
+namespace avx2 {
+const oxi_backend_iface* GetInterface(const oxi_host_services* host);
+}
+namespace scalar {
+const oxi_backend_iface* GetInterface(const oxi_host_services* host);
+}
+}  // namespace cpu
+}  // namespace oxinfer
+
+namespace {
+
+constexpr int64_t kDecodeN = 14336, kDecodeK = 4096;
+constexpr int64_t kPrefillM = 512, kPrefillN = 4096, kPrefillK = 4096;
+// Total weight bytes a decode pass rotates through: twice this machine's
+// 32 MiB L3, so every pass comes from DRAM.
+constexpr int64_t kMinStreamBytes = int64_t{96} << 20;
+
+const oxi_backend_iface* Backend() {
+  static const oxi_backend_iface* iface = [] {
+    const uint64_t need = OXI_CPU_AVX2 | OXI_CPU_FMA | OXI_CPU_F16C;
+    const oxi_host_services* host = oxinfer::HostServices();
+    return (host->cpu_features() & need) == need ? oxinfer::cpu::avx2::GetInterface(host)
+                                                 : oxinfer::cpu::scalar::GetInterface(host);
+  }();
+  return iface;
+}
+
+struct Weights {
+  std::vector<void*> copies;
+  int64_t bytes = 0;
+};
+
+void* AlignedAlloc(size_t bytes) { return std::aligned_alloc(64, (bytes + 63) / 64 * 64); }
+
+// Weights [n][k] of dtype t, random, cached per shape and type.
+const Weights& GetWeights(oxi_dtype t, int64_t n, int64_t k, bool rotate) {
+  static auto* cache = new std::map<std::string, Weights>();
+  const std::string key = std::to_string(t) + "/" + std::to_string(n) + "/" + std::to_string(k) +
+                          (rotate ? "r" : "");
+  auto it = cache->find(key);
+  if (it != cache->end()) return it->second;
+  Weights w;
+  w.bytes = oxi_dtype_row_bytes(t, k) * n;
+  const int64_t copies = rotate ? std::max<int64_t>(1, (kMinStreamBytes + w.bytes - 1) / w.bytes) : 1;
+  std::vector<float> src(n * k);
+  std::mt19937 rng(42);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  for (float& f : src) f = dist(rng);
+  for (int64_t c = 0; c < copies; ++c) {
+    void* p = AlignedAlloc(w.bytes);
+    Backend()->convert(nullptr, src.data(), OXI_DTYPE_F32, p, t, n, k);
+    w.copies.push_back(p);
+  }
+  return (*cache)[key] = std::move(w);
+}
+
+const oxi_dtype kTypes[] = {OXI_DTYPE_F32, OXI_DTYPE_BF16, OXI_DTYPE_F16, OXI_DTYPE_Q8_0,
+                            OXI_DTYPE_Q4_0};
+
+void BM_Decode(benchmark::State& state) {
+  const oxi_dtype t = kTypes[state.range(0)];
+  const int threads = static_cast<int>(state.range(1));
+  const int64_t m = state.range(2);
+  oxinfer::ThreadPool::SetGlobalThreads(threads);
+  const Weights& w = GetWeights(t, kDecodeN, kDecodeK, true);
+  std::vector<float> x(m * kDecodeK, 0.5f), y(m * kDecodeN);
+  const oxi_backend_iface* b = Backend();
+  size_t i = 0;
+  for (auto _ : state) {
+    b->matmul(b->self, x.data(), m, kDecodeK, w.copies[i++ % w.copies.size()], t, kDecodeN,
+              y.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * w.bytes);
+  state.SetLabel(std::string(oxi_dtype_name(t)) + " m=" + std::to_string(m) +
+                 " threads=" + std::to_string(threads));
+}
+
+// The same kernels on a weight that stays in cache: their compute ceiling,
+// which must exceed the DRAM bandwidth for decode to be bandwidth-bound.
+void BM_DecodeCached(benchmark::State& state) {
+  const oxi_dtype t = kTypes[state.range(0)];
+  const int64_t kN = state.range(1);
+  oxinfer::ThreadPool::SetGlobalThreads(1);
+  const Weights& w = GetWeights(t, kN, kDecodeK, false);
+  std::vector<float> x(kDecodeK, 0.5f), y(kN);
+  const oxi_backend_iface* b = Backend();
+  for (auto _ : state) {
+    b->matmul(b->self, x.data(), 1, kDecodeK, w.copies[0], t, kN, y.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * w.bytes);
+  state.SetLabel(std::string(oxi_dtype_name(t)) + " m=1 threads=1, " + std::to_string(w.bytes >> 10) +
+                 " KiB in cache");
+}
+
+void BM_Prefill(benchmark::State& state) {
+  const oxi_dtype t = kTypes[state.range(0)];
+  const int threads = static_cast<int>(state.range(1));
+  oxinfer::ThreadPool::SetGlobalThreads(threads);
+  const Weights& w = GetWeights(t, kPrefillN, kPrefillK, false);
+  std::vector<float> x(kPrefillM * kPrefillK), y(kPrefillM * kPrefillN);
+  std::mt19937 rng(1);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  for (float& f : x) f = dist(rng);
+  const oxi_backend_iface* b = Backend();
+  for (auto _ : state) {
+    b->matmul(b->self, x.data(), kPrefillM, kPrefillK, w.copies[0], t, kPrefillN, y.data());
+    benchmark::ClobberMemory();
+  }
+  state.counters["FLOPS"] = benchmark::Counter(2.0 * kPrefillM * kPrefillN * kPrefillK,
+                                               benchmark::Counter::kIsIterationInvariantRate);
+  state.SetLabel(std::string(oxi_dtype_name(t)) + " threads=" + std::to_string(threads));
+}
+
+void DecodeArgs(benchmark::internal::Benchmark* b) {
+  for (int t = 0; t < 5; ++t) {
+    for (int threads : {1, 2}) b->Args({t, threads, 1});
+  }
+  for (int t = 0; t < 5; ++t) b->Args({t, 2, 4});
+}
+
+void PrefillArgs(benchmark::internal::Benchmark* b) {
+  for (int t = 0; t < 5; ++t) {
+    for (int threads : {1, 2}) b->Args({t, threads});
+  }
+}
+
+BENCHMARK(BM_Decode)->Apply(DecodeArgs)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_DecodeCached)
+    ->ArgsProduct({{0, 1, 2, 3, 4}, {32, 256}})
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Prefill)->Apply(PrefillArgs)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""Writes a full-size random-weight Qwen 3.5 checkpoint for loading and speed tests.
+
+Input: a folder with the published config.json and tensors.generated.json (as in
+shared/data/configs/Qwen3.5-0.8B). Output: <out>/config.json and
+<out>/model.safetensors with every listed tensor (text, vision, MTP) under its
+published name and dtype, filled with small random values (norm weights zero,
+A_log = log(uniform(1, 16)), dt_bias one), so that a forward pass stays finite.
+Not a reference: nothing here is compared against transformers.
+
+Usage: python3 tools/reference/qwen35/make_random_checkpoint.py CONFIG_DIR OUT_DIR [--seed 0]
+"""
+
+import argparse
+import json
+import os
+import shutil
+import struct
+
+import numpy as np
+
+DT = {"BF16": ("<u2", 2), "F32": ("<f4", 4), "F16": ("<f2", 2)}
+
+
+def to_bf16(x):
+    u = x.astype(np.float32).view(np.uint32)
+    return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("config_dir")
+    ap.add_argument("out_dir")
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+    rng = np.random.default_rng(args.seed)
+    tensors = json.load(open(os.path.join(args.config_dir, "tensors.generated.json")))["tensors"]
+    os.makedirs(args.out_dir, exist_ok=True)
+    shutil.copy(os.path.join(args.config_dir, "config.json"), os.path.join(args.out_dir, "config.json"))
+    header, off = {}, 0
+    names = sorted(tensors)
+    for n in names:
+        t = tensors[n]
+        nbytes = int(np.prod(t["shape"], dtype=np.int64)) * DT[t["dtype"]][1]
+        header[n] = {"dtype": t["dtype"], "shape": t["shape"], "data_offsets": [off, off + nbytes]}
+        off += nbytes
+    hb = json.dumps(header, separators=(",", ":")).encode()
+    hb += b" " * ((8 - len(hb) % 8) % 8)
+    with open(os.path.join(args.out_dir, "model.safetensors"), "wb") as f:
+        f.write(struct.pack("<Q", len(hb)))
+        f.write(hb)
+        for n in names:
+            t = tensors[n]
+            shape = t["shape"]
+            size = int(np.prod(shape, dtype=np.int64))
+            if n.endswith("A_log"):
+                x = np.log(rng.uniform(1.0, 16.0, size))
+            elif n.endswith("dt_bias"):
+                x = np.ones(size)
+            elif n.endswith("linear_attn.norm.weight"):
+                x = np.ones(size)
+            elif "norm" in n and len(shape) == 1:
+                x = np.zeros(size)
+            else:
+                fan_in = shape[-1] if len(shape) > 1 else 1
+                x = rng.standard_normal(size, dtype=np.float32) * (1.0 / np.sqrt(fan_in))
+            if t["dtype"] == "BF16":
+                f.write(to_bf16(np.asarray(x, np.float32)).tobytes())
+            else:
+                f.write(np.asarray(x, DT[t["dtype"]][0]).tobytes())
+    print(f"wrote {len(names)} tensors, {off / 1e9:.2f} GB to {args.out_dir}")
+
+
+if __name__ == "__main__":
+    main()
