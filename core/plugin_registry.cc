@@ -16,29 +16,16 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "core/host_services.h"
+#include "core/paths.h"
 
 namespace oxinfer {
 namespace {
 
 constexpr size_t kMessageSize = 512;
 
-bool IsDirectory(const std::string& path) {
-  struct stat st;
-  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 std::string RealPath(const std::string& path) {
   char buf[PATH_MAX];
   return ::realpath(path.c_str(), buf) != nullptr ? std::string(buf) : path;
-}
-
-std::string ExecutableDir() {
-  char buf[PATH_MAX];
-  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-  if (n <= 0) return "";
-  std::string exe(buf, static_cast<size_t>(n));
-  const auto slash = exe.rfind('/');
-  return slash == std::string::npos ? "." : exe.substr(0, slash);
 }
 
 // Whether the file starts like a shared object this platform can load, so a

@@ -1,6 +1,7 @@
 """An installed layout of oxinfer inside bazel-bin: bin/oxinfer and
 lib/oxinfer/plugins/*.so, which is where the host looks for plugins next to
-its own folder. `bazel build //:dist` then `bazel-bin/dist/bin/oxinfer`."""
+its own folder, and share/oxinfer/default_model/, the model it runs when no
+--model is given. `bazel build //:dist` then `bazel-bin/dist/bin/oxinfer`."""
 
 def _copy(ctx, src, dest):
     out = ctx.actions.declare_file(ctx.label.name + "/" + dest)
@@ -20,6 +21,8 @@ def _dist_impl(ctx):
         for f in target.files.to_list():
             if f.basename.endswith(".so") or f.basename.endswith(".dylib"):
                 outputs.append(_copy(ctx, f, "lib/oxinfer/plugins/" + f.basename))
+    for f in ctx.files.default_model:
+        outputs.append(_copy(ctx, f, "share/oxinfer/default_model/" + f.basename))
     return [DefaultInfo(files = depset(outputs), executable = binary)]
 
 oxinfer_dist = rule(
@@ -27,6 +30,8 @@ oxinfer_dist = rule(
     attrs = {
         "binary": attr.label(executable = True, cfg = "target", mandatory = True),
         "plugins": attr.label_list(allow_files = True),
+        # The files of the model run when --model is not given.
+        "default_model": attr.label_list(allow_files = True),
     },
     executable = True,
 )

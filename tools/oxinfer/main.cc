@@ -16,6 +16,7 @@
 #include "core/cpu_features.h"
 #include "core/host_services.h"
 #include "core/model_instance.h"
+#include "core/paths.h"
 #include "core/plugin_registry.h"
 #include "core/thread_pool.h"
 #include "oxinfer/plugin_abi.h"
@@ -185,10 +186,17 @@ int Main(int argc, char** argv) {
   auto backend = registry.ChooseBackend(device);
   if (!backend.ok()) return Fail(backend.status());
 
-  const std::string model_dir = absl::GetFlag(FLAGS_model);
+  std::string model_dir = absl::GetFlag(FLAGS_model);
   if (model_dir.empty()) {
-    std::fprintf(stderr, "oxinfer: no --model given (see --help)\n");
-    return 2;
+    model_dir = DefaultModelDir();
+    if (model_dir.empty()) {
+      std::fprintf(stderr, "oxinfer: no --model given and this installation has no default model "
+                           "(see --help)\n");
+      return 2;
+    }
+    std::fprintf(stderr,
+                 "oxinfer: no --model given: running the tiny built-in demonstration model "
+                 "(see README.md to run real checkpoints)\n");
   }
   auto quant = ParseQuant(absl::GetFlag(FLAGS_quant));
   if (!quant.ok()) return Fail(quant.status());
