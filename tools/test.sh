@@ -4,16 +4,16 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-bazel build //... || { echo "0 passed, 1 failed"; exit 1; }
 log=$(mktemp)
-bazel test //... --test_summary=short 2>&1 | tee "$log"
+# --keep_going: one broken target must not hide the results of the others.
+bazel test //... --keep_going --test_summary=short 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 
 passed=$(grep -cE '^//[^ ]+ +(\(cached\) )?PASSED' "$log")
 failed=$(grep -cE '^//[^ ]+ +(\(cached\) )?(FAILED|TIMEOUT|NO STATUS|INCOMPLETE|FLAKY)' "$log")
 cases=$(find -L bazel-testlogs/ -name test.xml 2>/dev/null | xargs -r grep -ho '<testcase ' | wc -l)
 rm -f "$log"
-echo "test cases run: ${cases}"
+echo "test cases (gtest) in the logs: ${cases}"
 if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then failed=1; fi  # build or infra failure
 echo "${passed} passed, ${failed} failed"
 [ "$status" -eq 0 ] && [ "$failed" -eq 0 ]
