@@ -19,7 +19,7 @@ namespace {
 
 // How long a worker spins for the next region before sleeping. Decode issues
 // regions every few microseconds; sleeping between them would cost tens.
-constexpr int kSpinIterations = 1 << 16;
+constexpr int kSpinIterations = 1 << 13;
 constexpr int kSpinBeforeYield = 1 << 12;
 
 thread_local bool t_inside_region = false;
