@@ -24,10 +24,15 @@
 
 namespace oxinfer::chat {
 
-// Prompt formats built in for checkpoints without a template.
+// Prompt formats built in for checkpoints without a template. For text-only
+// conversations without tools, each renders what the official template
+// named renders (tested against transformers); tools, tool calls and
+// media beyond image placeholders need the checkpoint's own template.
 enum class BuiltinFormat {
-  kGemma,   // <start_of_turn>user ... <end_of_turn> (Gemma 2/3 style; system folded into user)
-  kChatml,  // <|im_start|>role ... <|im_end|> (Qwen style)
+  kGemma,   // Gemma 2/3: <start_of_turn>user ... <end_of_turn>, system folded into user.
+  kGemma4,  // Gemma 4 (E2B/E4B template of 2026-07-09): <|turn>role ... <turn|>; enable_thinking.
+  kChatml,  // Plain ChatML: <|im_start|>role ... <|im_end|>.
+  kQwen35,  // Qwen 3.5: ChatML with <think> blocks; enable_thinking.
 };
 
 class ChatTemplate {

@@ -488,6 +488,8 @@ struct Node {
   std::vector<std::pair<std::string, ExprPtr>> params;
   // With assignments.
   std::vector<std::pair<std::string, ExprPtr>> assigns;
+  // For: whether the body mentions `loop` (else no loop object is built).
+  bool uses_loop = true;
 };
 
 // ============================================================ Parser
@@ -656,7 +658,9 @@ class Parser {
       }
       if (SkipName("recursive")) return LineError(line, "recursive for loops are not supported");
       JINJA_RETURN_IF_ERROR(ExpectBlockEnd("for"));
+      int loop_refs_before = loop_refs_;
       JINJA_ASSIGN_OR_RETURN(body, ParseBody({"endfor", "else"}, &found));
+      n->uses_loop = loop_refs_ != loop_refs_before;
       n->body = std::move(body);
       if (found == "else") {
         JINJA_RETURN_IF_ERROR(ExpectBlockEnd("else"));
@@ -1009,6 +1013,7 @@ class Parser {
       if (t.text == "none" || t.text == "None") return Literal(Value::None(), line);
       auto n = Make(Expr::kName, line);
       n->name = t.text;
+      if (n->name == "loop") ++loop_refs_;
       return n;
     }
     if (t.type == Tok::kString) {
@@ -1226,6 +1231,7 @@ class Parser {
   std::vector<Token> toks_;
   size_t pos_ = 0;
   int depth_ = 0;
+  int loop_refs_ = 0;  // references to the name `loop` parsed so far
 };
 
 }  // namespace
@@ -2681,14 +2687,36 @@ absl::StatusOr<Value> ApplyFilter(const std::string& name, const Value& v, const
 
 // ============================================================ Renderer
 
+// Variables of one scope. Scopes are small (a few names), so a vector with
+// linear search beats a hash map, and creating one per loop iteration is cheap.
+class VarMap {
+ public:
+  Value& operator[](const std::string& name) {
+    for (auto& kv : vars_) {
+      if (kv.first == name) return kv.second;
+    }
+    vars_.emplace_back(name, Value());
+    return vars_.back().second;
+  }
+  const Value* Get(const std::string& name) const {
+    for (const auto& kv : vars_) {
+      if (kv.first == name) return &kv.second;
+    }
+    return nullptr;
+  }
+  size_t count(const std::string& name) const { return Get(name) ? 1 : 0; }
+
+ private:
+  std::vector<std::pair<std::string, Value>> vars_;
+};
+
 struct Scope {
-  std::unordered_map<std::string, Value> vars;
+  VarMap vars;
   std::shared_ptr<Scope> parent;
 
   const Value* Lookup(const std::string& name) const {
     for (const Scope* s = this; s; s = s->parent.get()) {
-      auto it = s->vars.find(name);
-      if (it != s->vars.end()) return &it->second;
+      if (const Value* v = s->vars.Get(name)) return v;
     }
     return nullptr;
   }
@@ -2843,6 +2871,15 @@ class Renderer {
     for (int64_t i = 0; i < len; ++i) {
       ScopePtr s = Child(scope);
       JINJA_RETURN_IF_ERROR(BindTargets(n, s, items[i]));
+      if (!n.uses_loop) {
+        JINJA_RETURN_IF_ERROR(RenderBody(n.body, s, out));
+        if (flow_ == Flow::kBreak) {
+          flow_ = Flow::kNormal;
+          break;
+        }
+        flow_ = Flow::kNormal;
+        continue;
+      }
       Value loop = Value::Loop();
       Object& o = loop.object();
       o.Set("index", Value(i + 1));

@@ -214,7 +214,8 @@ absl::Status BpeModel::LoadVocab(const JsonValue& vocab) {
   absl::Status s = r.Expect('{');
   if (!s.ok()) return s;
   arena_.reserve(vocab.raw.size());
-  vocab_.Reserve(vocab.raw.size() / 20);
+  // Upper bound on the entry count (one ':' per entry, plus any inside tokens).
+  vocab_.Reserve(std::count(vocab.raw.begin(), vocab.raw.end(), ':'));
   if (r.Consume('}')) return absl::OkStatus();
   std::string key;
   while (true) {
@@ -307,7 +308,15 @@ absl::Status BpeModel::LoadMerges(const JsonValue& merges) {
   JsonReader r(merges.raw);
   absl::Status s = r.Expect('[');
   if (!s.ok()) return s;
-  merges_.Reserve(merges.raw.size() / 24);
+  {
+    // Upper bound on the merge count: one '[' per [a, b] entry, or two quotes
+    // per "a b" entry (the files are pretty-printed, so bytes say little).
+    r.SkipWs();
+    const bool pairs = r.Peek() == '[';
+    const size_t n = pairs ? std::count(merges.raw.begin(), merges.raw.end(), '[')
+                           : std::count(merges.raw.begin(), merges.raw.end(), '"') / 2;
+    merges_.Reserve(n);
+  }
   if (r.Consume(']')) return absl::OkStatus();
   std::string a, b;
   while (true) {
@@ -425,6 +434,8 @@ void BpeModel::MergeAll(std::vector<Symbol>* symbols_ptr) const {
     heap.push_back(QueueEntry{m->rank, pos, m->new_id, left, right});
     std::push_heap(heap.begin(), heap.end(), greater);
   };
+  // Prefetch every initial pair's slot first so the cache misses overlap.
+  for (int32_t i = 0; i + 1 < n; ++i) merges_.Prefetch(PairKey(symbols[i].id, symbols[i + 1].id));
   for (int32_t i = 0; i + 1 < n; ++i) {
     const MergeTable::Value* m = merges_.Find(PairKey(symbols[i].id, symbols[i + 1].id));
     if (m != nullptr) {

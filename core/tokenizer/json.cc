@@ -152,6 +152,23 @@ absl::Status JsonReader::ParseNumber(double* out) {
     }
   }
   if (pos_ == start) return Error("expected a number");
+  // Fast path: plain non-negative integers (ids, ranks) without strtod.
+  if (pos_ - start <= 15) {
+    uint64_t v = 0;
+    bool digits = true;
+    for (size_t i = start; i < pos_; ++i) {
+      const char c = text_[i];
+      if (c < '0' || c > '9') {
+        digits = false;
+        break;
+      }
+      v = v * 10 + static_cast<uint64_t>(c - '0');
+    }
+    if (digits) {
+      *out = static_cast<double>(v);
+      return absl::OkStatus();
+    }
+  }
   const std::string tmp(text_.substr(start, pos_ - start));
   char* end = nullptr;
   *out = std::strtod(tmp.c_str(), &end);

@@ -10,8 +10,11 @@
 
 #include <algorithm>
 #include <bitset>
-#include <cstdio>
+#include <memory>
+#include <string>
+#include <tuple>
 #include <utility>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -292,7 +295,7 @@ class PreTokenizer {
   // Steps that only cut the text (no rewriting) can also work on views into
   // it, which avoids copying every pre-token.
   virtual bool SupportsViews() const { return false; }
-  virtual void PreTokenizeViews(std::vector<absl::string_view>* views) const {}
+  virtual void PreTokenizeViews(std::vector<absl::string_view>* /*views*/) const {}
 };
 
 enum class SplitBehavior { kRemoved, kIsolated, kMergedWithPrevious, kMergedWithNext, kContiguous };
@@ -1315,14 +1318,21 @@ bool EndsWithReplacement(const std::string& s) {
 }  // namespace
 
 std::string StreamDecoder::Step(int32_t id) {
-  if (prefix_.empty() && !ids_.empty()) {
-    std::string p = tokenizer_.Decode(ids_, skip_special_tokens_);
-    if (!EndsWithReplacement(p)) {
-      prefix_ = std::move(p);
-      prefix_index_ = ids_.size();
-    }
-  }
+  // (tokenizers also re-seeds an empty prefix from the pending ids here, for
+  // streams started from a prompt; ours start empty, and re-seeding would
+  // count held-back byte tokens as emitted.)
   ids_.push_back(id);
+  // A run of byte-fallback tokens (<0xXX>) is decoded as one group, and the
+  // whole group becomes U+FFFDs if it is not valid UTF-8: hold the run back
+  // until it ends so that no byte is emitted that the group could still
+  // invalidate (this keeps the stream equal to Decode of all ids).
+  // Ids that Decode drops (unknown ids, skipped specials) do not end a run.
+  for (auto it = ids_.rbegin(); it != ids_.rend(); ++it) {
+    const std::optional<std::string> token = tokenizer_.IdToToken(*it);
+    if (!token.has_value() || (skip_special_tokens_ && tokenizer_.IsSpecial(*it))) continue;
+    if (ParseByteToken(*token) >= 0) return std::string();
+    break;
+  }
   std::string s = tokenizer_.Decode(ids_, skip_special_tokens_);
   if (s.size() > prefix_.size() && !EndsWithReplacement(s)) {
     std::string new_text;

@@ -67,10 +67,11 @@ class Tokenizer {
 
 // Incremental detokenization for generation: feed ids one at a time and get
 // back only text that is final. Text is held back while the decoded tail is
-// an incomplete UTF-8 sequence (decodes to U+FFFD), so every returned chunk is
+// an incomplete UTF-8 sequence (decodes to U+FFFD) and while a run of
+// byte-fallback tokens (<0xXX>) is still open, so every returned chunk is
 // valid UTF-8 and the concatenation of all chunks plus Flush() equals
-// Decode(all ids) for the prefix-stable decoders used here. Follows
-// tokenizers' DecodeStream algorithm.
+// Decode(all ids) (checked on the conformance corpus and on random ids).
+// Follows tokenizers' DecodeStream algorithm.
 class StreamDecoder {
  public:
   StreamDecoder(const Tokenizer& tokenizer, bool skip_special_tokens)

@@ -14,11 +14,13 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -221,6 +223,21 @@ void RunConformance(const std::string& name) {
   for (const DecodeCase& c : fx.decode) {
     const std::string dec = (*tok)->Decode(c.ids);
     const std::string dec_skip = (*tok)->Decode(c.ids, true);
+    // Streaming over arbitrary ids (incomplete UTF-8, unknown ids, specials).
+    StreamDecoder stream(**tok, true);
+    std::string streamed;
+    bool chunks_valid = true;
+    for (int32_t id : c.ids) {
+      const std::string chunk = stream.Step(id);
+      chunks_valid &= IsValidUtf8(chunk);
+      streamed += chunk;
+    }
+    streamed += stream.Flush();
+    if ((!chunks_valid || streamed != c.decode_skip) && ++id_decode_bad <= 10) {
+      ADD_FAILURE() << name << " stream decode of ids " << absl::StrJoin(c.ids, ",")
+                    << ": expected \"" << Escape(c.decode_skip) << "\" got \"" << Escape(streamed)
+                    << "\"";
+    }
     if ((dec != c.decode || dec_skip != c.decode_skip) && ++id_decode_bad <= 10) {
       ADD_FAILURE() << name << " decode of ids " << absl::StrJoin(c.ids, ",") << ": expected \""
                     << Escape(c.decode) << "\" got \"" << Escape(dec) << "\"";
@@ -228,13 +245,55 @@ void RunConformance(const std::string& name) {
   }
   printf(
       "[%s] %zu strings: %d encode, %d decode, %d decode(skip), %d stream mismatches; "
-      "%zu id sequences: %d decode mismatches\n",
+      "%zu id sequences: %d decode or stream mismatches\n",
       name.c_str(), fx.encode.size(), encode_bad, decode_bad, skip_bad, stream_bad,
       fx.decode.size(), id_decode_bad);
   EXPECT_GE(fx.encode.size(), 2000u);
 }
 
 TEST(TokenizerConformance, Qwen3) { RunConformance("qwen3"); }
+
+// The known encodings quoted in shared/data/tokenizers/README.md (they agree
+// with Python tokenizers 0.23).
+TEST(TokenizerConformance, ReadmeExamples) {
+  const std::string dir = FindTokenizersDir();
+  if (dir.empty()) GTEST_SKIP() << "tokenizer.json test data not found";
+  const std::string text =
+      "Hello, my dog is cute. \xE6\x97\xA5\xE6\x9C\xAC\xE8\xAA\x9E "
+      "\xF0\x9F\x9A\x80  spaces\tand\nnewlines";
+  auto gemma = Tokenizer::FromFile(dir + "/gemma3/tokenizer.json");
+  ASSERT_TRUE(gemma.ok()) << gemma.status();
+  EXPECT_EQ((*gemma)->Encode(text),
+            (std::vector<int32_t>{2, 9259, 236764, 1041, 4799, 563, 12864, 236761, 33375, 238582,
+                                  236743, 242015, 138, 35220, 255968, 624, 107, 208697}));
+  auto qwen = Tokenizer::FromFile(dir + "/qwen3/tokenizer.json");
+  ASSERT_TRUE(qwen.ok()) << qwen.status();
+  EXPECT_EQ((*qwen)->Encode(text),
+            (std::vector<int32_t>{9707, 11, 847, 5562, 374, 18838, 13, 75402, 21894, 102819, 11162,
+                                  248, 222, 220, 12621, 52477, 198, 931, 7969}));
+  EXPECT_EQ((*qwen)->Decode((*qwen)->Encode(text)), text);
+}
+
+// Encode is thread-safe (shared BPE cache): two threads, same results.
+TEST(TokenizerConformance, ConcurrentEncode) {
+  const std::string dir = FindTokenizersDir();
+  if (dir.empty()) GTEST_SKIP() << "tokenizer.json test data not found";
+  Fixture fx;
+  ASSERT_TRUE(LoadFixture(RunfilePath("tests/tokenizer/testdata/qwen3.bin.gz"), &fx));
+  auto tok = Tokenizer::FromFile(dir + "/qwen3/tokenizer.json");
+  ASSERT_TRUE(tok.ok()) << tok.status();
+  std::atomic<int> bad{0};
+  auto work = [&](int offset) {
+    for (size_t i = 0; i < fx.encode.size(); ++i) {
+      const EncodeCase& c = fx.encode[(i + offset) % fx.encode.size()];
+      if ((*tok)->Encode(c.input) != c.ids) ++bad;
+    }
+  };
+  std::thread t1(work, 0), t2(work, 1000);
+  t1.join();
+  t2.join();
+  EXPECT_EQ(bad.load(), 0);
+}
 TEST(TokenizerConformance, Gemma3) { RunConformance("gemma3"); }
 
 }  // namespace

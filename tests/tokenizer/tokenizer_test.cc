@@ -202,7 +202,16 @@ TEST(Tokenizer, MetaspaceByteFallbackAndAddedTokenFlags) {
   StreamDecoder stream(**tok, true);
   EXPECT_EQ(stream.Step(1), "");
   EXPECT_EQ(stream.Step(2 + 0xC3), "");
-  EXPECT_EQ(stream.Step(2 + 0xA9), "\xC3\xA9");
+  // A run of byte tokens is held until it ends (the run could still turn out
+  // invalid, and then all of its bytes become U+FFFD).
+  EXPECT_EQ(stream.Step(2 + 0xA9), "");
+  EXPECT_EQ(stream.Step(260),
+            "\xC3\xA9"
+            "b");
+  EXPECT_EQ(stream.Step(2 + 0x41), "");
+  EXPECT_EQ(stream.Step(2 + 0xFF), "");
+  EXPECT_EQ(stream.Flush(), "\xEF\xBF\xBD\xEF\xBF\xBD");  // "A" + invalid byte: both replaced
+  EXPECT_EQ((*tok)->Decode({2 + 0x41, 2 + 0xFF}), "\xEF\xBF\xBD\xEF\xBF\xBD");
 }
 
 TEST(Tokenizer, RefusesUnsupportedComponentsByName) {

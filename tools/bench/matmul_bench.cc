@@ -59,13 +59,14 @@ void* AlignedAlloc(size_t bytes) { return std::aligned_alloc(64, (bytes + 63) / 
 // Weights [n][k] of dtype t, random, cached per shape and type.
 const Weights& GetWeights(oxi_dtype t, int64_t n, int64_t k, bool rotate) {
   static auto* cache = new std::map<std::string, Weights>();
-  const std::string key = std::to_string(t) + "/" + std::to_string(n) + "/" + std::to_string(k) +
-                          (rotate ? "r" : "");
+  const std::string key =
+      std::to_string(t) + "/" + std::to_string(n) + "/" + std::to_string(k) + (rotate ? "r" : "");
   auto it = cache->find(key);
   if (it != cache->end()) return it->second;
   Weights w;
   w.bytes = oxi_dtype_row_bytes(t, k) * n;
-  const int64_t copies = rotate ? std::max<int64_t>(1, (kMinStreamBytes + w.bytes - 1) / w.bytes) : 1;
+  const int64_t copies =
+      rotate ? std::max<int64_t>(1, (kMinStreamBytes + w.bytes - 1) / w.bytes) : 1;
   std::vector<float> src(n * k);
   std::mt19937 rng(42);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
@@ -114,8 +115,8 @@ void BM_DecodeCached(benchmark::State& state) {
     benchmark::ClobberMemory();
   }
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * w.bytes);
-  state.SetLabel(std::string(oxi_dtype_name(t)) + " m=1 threads=1, " + std::to_string(w.bytes >> 10) +
-                 " KiB in cache");
+  state.SetLabel(std::string(oxi_dtype_name(t)) + " m=1 threads=1, " +
+                 std::to_string(w.bytes >> 10) + " KiB in cache");
 }
 
 void BM_Prefill(benchmark::State& state) {
@@ -152,7 +153,7 @@ void PrefillArgs(benchmark::internal::Benchmark* b) {
 
 BENCHMARK(BM_Decode)->Apply(DecodeArgs)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_DecodeCached)
-    ->ArgsProduct({{0, 1, 2, 3, 4}, {32, 256}})
+    ->ArgsProduct({{0, 1, 2, 3, 4}, {64, 256}})
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Prefill)->Apply(PrefillArgs)->UseRealTime()->Unit(benchmark::kMillisecond);
 

@@ -124,9 +124,12 @@ oxi_block_q4_0 RefQuantQ4(const float* x) {
 // Element i of a row of type t, as double.
 double Elem(const uint8_t* row, oxi_dtype t, int64_t i) {
   switch (t) {
-    case OXI_DTYPE_F32: return reinterpret_cast<const float*>(row)[i];
-    case OXI_DTYPE_BF16: return oxi_bf16_to_f32(reinterpret_cast<const uint16_t*>(row)[i]);
-    case OXI_DTYPE_F16: return oxi_f16_to_f32(reinterpret_cast<const uint16_t*>(row)[i]);
+    case OXI_DTYPE_F32:
+      return reinterpret_cast<const float*>(row)[i];
+    case OXI_DTYPE_BF16:
+      return oxi_bf16_to_f32(reinterpret_cast<const uint16_t*>(row)[i]);
+    case OXI_DTYPE_F16:
+      return oxi_f16_to_f32(reinterpret_cast<const uint16_t*>(row)[i]);
     case OXI_DTYPE_Q8_0: {
       const auto& b = reinterpret_cast<const oxi_block_q8_0*>(row)[i / OXI_QK];
       return static_cast<double>(oxi_f16_to_f32(b.d)) * b.qs[i % OXI_QK];
@@ -137,7 +140,8 @@ double Elem(const uint8_t* row, oxi_dtype t, int64_t i) {
       const int q = j < 16 ? (b.qs[j] & 0x0f) : (b.qs[j - 16] >> 4);
       return static_cast<double>(oxi_f16_to_f32(b.d)) * (q - 8);
     }
-    default: return NAN;
+    default:
+      return NAN;
   }
 }
 
@@ -257,8 +261,8 @@ void MatmulRef(const std::vector<float>& x, const std::vector<uint8_t>& w, oxi_d
 std::vector<MatmulCase> MatmulCases(oxi_dtype t) {
   std::vector<MatmulCase> cases;
   const bool quant = t == OXI_DTYPE_Q8_0 || t == OXI_DTYPE_Q4_0;
-  const std::vector<int64_t> ks =
-      quant ? std::vector<int64_t>{32, 96, 160, 544, 1056} : std::vector<int64_t>{1, 7, 33, 100, 257, 544};
+  const std::vector<int64_t> ks = quant ? std::vector<int64_t>{32, 96, 160, 544, 1056}
+                                        : std::vector<int64_t>{1, 7, 33, 100, 257, 544};
   const int64_t ms[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 37};
   const int64_t ns[] = {1, 3, 17, 50};
   for (int64_t m : ms) {
@@ -388,14 +392,15 @@ TEST(CpuConvert, FloatToFloatAndBack) {
     SCOPED_TRACE(l->plugin->name);
     std::vector<uint16_t> bf(rows * k), h(rows * k), h2(rows * k);
     std::vector<float> f(rows * k);
-    ASSERT_EQ(l->iface->convert(nullptr, src.data(), OXI_DTYPE_F32, bf.data(), OXI_DTYPE_BF16,
-                                rows, k),
-              OXI_OK);
-    ASSERT_EQ(l->iface->convert(nullptr, src.data(), OXI_DTYPE_F32, h.data(), OXI_DTYPE_F16, rows, k),
-              OXI_OK);
-    ASSERT_EQ(l->iface->convert(nullptr, bf.data(), OXI_DTYPE_BF16, h2.data(), OXI_DTYPE_F16, rows,
-                                k),
-              OXI_OK);
+    ASSERT_EQ(
+        l->iface->convert(nullptr, src.data(), OXI_DTYPE_F32, bf.data(), OXI_DTYPE_BF16, rows, k),
+        OXI_OK);
+    ASSERT_EQ(
+        l->iface->convert(nullptr, src.data(), OXI_DTYPE_F32, h.data(), OXI_DTYPE_F16, rows, k),
+        OXI_OK);
+    ASSERT_EQ(
+        l->iface->convert(nullptr, bf.data(), OXI_DTYPE_BF16, h2.data(), OXI_DTYPE_F16, rows, k),
+        OXI_OK);
     ASSERT_EQ(l->iface->convert(nullptr, h.data(), OXI_DTYPE_F16, f.data(), OXI_DTYPE_F32, rows, k),
               OXI_OK);
     for (int64_t i = 0; i < rows * k; ++i) {
@@ -411,8 +416,9 @@ TEST(CpuConvert, FloatToFloatAndBack) {
     }
     EXPECT_EQ(l->iface->convert(nullptr, src.data(), OXI_DTYPE_F32, h.data(), OXI_DTYPE_I32, 1, 4),
               OXI_UNIMPLEMENTED);
-    EXPECT_EQ(l->iface->convert(nullptr, src.data(), OXI_DTYPE_F32, h.data(), OXI_DTYPE_Q8_0, 1, 37),
-              OXI_INVALID_ARGUMENT);
+    EXPECT_EQ(
+        l->iface->convert(nullptr, src.data(), OXI_DTYPE_F32, h.data(), OXI_DTYPE_Q8_0, 1, 37),
+        OXI_INVALID_ARGUMENT);
   }
 }
 
@@ -450,9 +456,9 @@ TEST(CpuRmsNorm, MatchesFormula) {
       for (float offset : {0.0f, 1.0f}) {
         SCOPED_TRACE(l->plugin->name);
         std::vector<float> out(rows * dim);
-        ASSERT_EQ(l->iface->rms_norm(nullptr, x.data(), weight, offset, rows, dim, 1e-6f,
-                                     out.data()),
-                  OXI_OK);
+        ASSERT_EQ(
+            l->iface->rms_norm(nullptr, x.data(), weight, offset, rows, dim, 1e-6f, out.data()),
+            OXI_OK);
         for (int64_t r = 0; r < rows; ++r) {
           double ss = 0.0;
           for (int64_t i = 0; i < dim; ++i) ss += double(x[r * dim + i]) * x[r * dim + i];
@@ -528,12 +534,18 @@ double UnaryFormula(oxi_unary_op op, double v) {
   switch (op) {
     case OXI_UNARY_GELU_TANH:
       return 0.5 * v * (1 + std::tanh(std::sqrt(2 / M_PI) * (v + 0.044715 * v * v * v)));
-    case OXI_UNARY_SILU: return v / (1 + std::exp(-v));
-    case OXI_UNARY_SIGMOID: return 1 / (1 + std::exp(-v));
-    case OXI_UNARY_SOFTPLUS: return v > 20 ? v : std::log1p(std::exp(v));
-    case OXI_UNARY_EXP: return std::exp(v);
-    case OXI_UNARY_TANH: return std::tanh(v);
-    case OXI_UNARY_GELU_ERF: return 0.5 * v * (1 + std::erf(v / std::sqrt(2.0)));
+    case OXI_UNARY_SILU:
+      return v / (1 + std::exp(-v));
+    case OXI_UNARY_SIGMOID:
+      return 1 / (1 + std::exp(-v));
+    case OXI_UNARY_SOFTPLUS:
+      return v > 20 ? v : std::log1p(std::exp(v));
+    case OXI_UNARY_EXP:
+      return std::exp(v);
+    case OXI_UNARY_TANH:
+      return std::tanh(v);
+    case OXI_UNARY_GELU_ERF:
+      return 0.5 * v * (1 + std::erf(v / std::sqrt(2.0)));
   }
   return NAN;
 }
@@ -640,7 +652,8 @@ void AttentionRef(const oxi_attention_params& p, std::vector<double>* out) {
         if (!vis[i]) continue;
         const double a = std::exp(s[i] - mx) / sum;
         for (int e = 0; e < p.v_head_dim; ++e) {
-          (*out)[(t * p.n_heads + h) * p.v_head_dim + e] += a * p.v[i * vs + kvh * p.v_head_dim + e];
+          (*out)[(t * p.n_heads + h) * p.v_head_dim + e] +=
+              a * p.v[i * vs + kvh * p.v_head_dim + e];
         }
       }
     }

@@ -43,9 +43,7 @@ void Parallel(int64_t n, int64_t grain, Fn&& fn) {
   using FnT = std::remove_reference_t<Fn>;
   g_host->parallel_for(
       n, grain,
-      [](void* ctx, int64_t begin, int64_t end, int32_t) {
-        (*static_cast<FnT*>(ctx))(begin, end);
-      },
+      [](void* ctx, int64_t begin, int64_t end, int32_t) { (*static_cast<FnT*>(ctx))(begin, end); },
       const_cast<void*>(static_cast<const void*>(&fn)));
 }
 
@@ -346,9 +344,9 @@ inline __m256 Tanh8(__m256 x) {
   const __m256 ax = _mm256_andnot_ps(sign, x);
   // Large |x|: 1 - 2/(exp(2|x|)+1), sign restored.
   const __m256 e = Exp8(_mm256_add_ps(ax, ax));
-  const __m256 big = _mm256_sub_ps(
-      _mm256_set1_ps(1.0f),
-      _mm256_div_ps(_mm256_set1_ps(2.0f), _mm256_add_ps(e, _mm256_set1_ps(1.0f))));
+  const __m256 big =
+      _mm256_sub_ps(_mm256_set1_ps(1.0f),
+                    _mm256_div_ps(_mm256_set1_ps(2.0f), _mm256_add_ps(e, _mm256_set1_ps(1.0f))));
   // Small |x|: odd Taylor series, avoiding the cancellation above.
   const __m256 x2 = _mm256_mul_ps(x, x);
   __m256 p = _mm256_set1_ps(62.0f / 2835.0f);
@@ -364,9 +362,8 @@ inline __m256 Tanh8(__m256 x) {
 inline __m256 Erf8(__m256 x) {
   const __m256 sign = _mm256_set1_ps(-0.0f);
   const __m256 ax = _mm256_andnot_ps(sign, x);
-  const __m256 t = _mm256_div_ps(_mm256_set1_ps(1.0f),
-                                 _mm256_fmadd_ps(_mm256_set1_ps(0.3275911f), ax,
-                                                 _mm256_set1_ps(1.0f)));
+  const __m256 t = _mm256_div_ps(
+      _mm256_set1_ps(1.0f), _mm256_fmadd_ps(_mm256_set1_ps(0.3275911f), ax, _mm256_set1_ps(1.0f)));
   __m256 p = _mm256_set1_ps(1.061405429f);
   p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(-1.453152027f));
   p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(1.421413741f));
@@ -411,12 +408,12 @@ float Dot(const float* a, const float* b, int64_t n) {
 // kernels read: natural int8, |q| and a block-pair interleaved copy (x86).
 struct QuantAct {
   int64_t m = 0, k = 0, nb = 0;
-  int64_t nbp = 0;          // row stride of d and nsum: nb rounded up to 8
-  int8_t* qs = nullptr;     // [m][k]
-  float* d = nullptr;       // [m][nbp] f16-rounded block scales, zero padded
-  float* nsum = nullptr;    // [m][nbp] -8 * sum of q per block (Q4_0's offset)
-  int8_t* aqs = nullptr;    // [m][k] |q| (x86, Q8_0 weights)
-  int8_t* pqs = nullptr;    // [m][k] pairs interleaved by half-block (x86, Q4_0)
+  int64_t nbp = 0;        // row stride of d and nsum: nb rounded up to 8
+  int8_t* qs = nullptr;   // [m][k]
+  float* d = nullptr;     // [m][nbp] f16-rounded block scales, zero padded
+  float* nsum = nullptr;  // [m][nbp] -8 * sum of q per block (Q4_0's offset)
+  int8_t* aqs = nullptr;  // [m][k] |q| (x86, Q8_0 weights)
+  int8_t* pqs = nullptr;  // [m][k] pairs interleaved by half-block (x86, Q4_0)
 };
 
 QuantAct QuantizeActivations(const float* x, int64_t m, int64_t k, oxi_dtype wt) {
@@ -427,7 +424,7 @@ QuantAct QuantizeActivations(const float* x, int64_t m, int64_t k, oxi_dtype wt)
   a.nbp = (a.nb + 7) / 8 * 8;
   size_t bytes = m * k + 2 * m * a.nbp * 4 + 3 * 64;
 #if OXI_KERNELS_X86
-  bytes += m * k + 64;
+  bytes += m * k + m * (a.nb / 2) * 32 + 2 * 64;
 #endif
   uint8_t* p = static_cast<uint8_t*>(Scratch(kScratchAct, bytes));
   auto take = [&p](size_t n) {
@@ -461,6 +458,7 @@ QuantAct QuantizeActivations(const float* x, int64_t m, int64_t k, oxi_dtype wt)
   } else {
     a.pqs = reinterpret_cast<int8_t*>(take(m * k));
     const int64_t np = a.nb / 2;
+    a.corr = reinterpret_cast<int32_t*>(take(m * np * 32));
     for (int64_t i = 0; i < m; ++i) {
       const int8_t* src = a.qs + i * k;
       int8_t* dst = a.pqs + i * k;
@@ -471,6 +469,12 @@ QuantAct QuantizeActivations(const float* x, int64_t m, int64_t k, oxi_dtype wt)
         std::memcpy(o + 16, b0 + 32, 16);
         std::memcpy(o + 32, b0 + 16, 16);
         std::memcpy(o + 48, b0 + 48, 16);
+      }
+      for (int64_t pr = 0; pr < np; ++pr) {
+        int32_t* c = a.corr + (i * np + pr) * 8;
+        std::memset(c, 0, 32);
+        c[0] = static_cast<int32_t>(a.nsum[i * a.nbp + 2 * pr]);
+        c[4] = static_cast<int32_t>(a.nsum[i * a.nbp + 2 * pr + 1]);
       }
       if (a.nb % 2) std::memcpy(dst + np * 64, src + np * 64, 32);
     }
@@ -520,109 +524,93 @@ void QuantRowsRef(const QuantAct& a, const uint8_t* w, oxi_dtype wt, int64_t row
 }
 
 #if OXI_KERNELS_X86
-// Per-block output scales dw[r][b] * dx[i][b] of a tile, [R][M][nbp], so the
-// inner loops only broadcast them; for Q4_0 also each (r, i)'s total offset
-// sum_b scale * (-8 * sum of q), which replaces the "- 8" on every nibble.
-template <typename Block, int M, int R>
-void TileScales(const QuantAct& a, const Block* const* blk, float* sc, float* offset) {
-  const int64_t nb = a.nb, nbp = a.nbp;
-  for (int r = 0; r < R; ++r) {
-    __m256 off[M];
-    for (int i = 0; i < M; ++i) off[i] = _mm256_setzero_ps();
-    for (int64_t b = 0; b < nbp; b += 8) {
-      // Eight f16 scales assembled in general registers (narrow stores then a
-      // wide load would stall store forwarding; gathers are slower).
-      uint64_t lo = 0, hi = 0;
-      if (b + 8 <= nb) {
-        const Block* bb = blk[r] + b;
-        lo = uint64_t{bb[0].d} | uint64_t{bb[1].d} << 16 | uint64_t{bb[2].d} << 32 |
-             uint64_t{bb[3].d} << 48;
-        hi = uint64_t{bb[4].d} | uint64_t{bb[5].d} << 16 | uint64_t{bb[6].d} << 32 |
-             uint64_t{bb[7].d} << 48;
-      } else {
-        for (int64_t j = b; j < nb; ++j) {
-          const uint64_t v = blk[r][j].d;
-          if (j - b < 4) {
-            lo |= v << (16 * (j - b));
-          } else {
-            hi |= v << (16 * (j - b - 4));
-          }
-        }
-      }
-      const __m128i d16 = _mm_set_epi64x(static_cast<int64_t>(hi), static_cast<int64_t>(lo));
-      const __m256 dwv = _mm256_cvtph_ps(d16);
-      for (int i = 0; i < M; ++i) {
-        const __m256 s = _mm256_mul_ps(dwv, _mm256_load_ps(a.d + i * nbp + b));
-        _mm256_store_ps(sc + (r * M + i) * nbp + b, s);
-        if (offset != nullptr) {
-          off[i] = _mm256_fmadd_ps(s, _mm256_load_ps(a.nsum + i * nbp + b), off[i]);
-        }
-      }
-    }
-    if (offset != nullptr) {
-      for (int i = 0; i < M; ++i) offset[r * M + i] = Hsum(off[i]);
-    }
-  }
+// Weight block scales of blocks b and b+1 as f32 lanes 0 and 1. Read inline,
+// in the same pass as the quants: a separate pass over the scales touches
+// every cache line of the row too, and pays its memory latency twice.
+template <typename Block>
+inline __m128 PairScales(const Block* blk, int64_t b) {
+  const uint32_t dd =
+      static_cast<uint32_t>(blk[b].d) | (static_cast<uint32_t>(blk[b + 1].d) << 16);
+  return _mm_cvtph_ps(_mm_cvtsi32_si128(static_cast<int>(dd)));
+}
+inline __m128 LoadPair(const float* p) {
+  return _mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(p)));
 }
 
-// Q8_0 weights: M activation rows against R weight rows, one block at a time:
+// Q8_0 weights: M activation rows against R weight rows, blocks in pairs:
 // |x| * sign(w, x) bytes multiplied pairwise to int16, summed to int32.
 template <int M, int R>
 void QuantTileQ8(const QuantAct& a, const uint8_t* w, int64_t row_bytes, float* y, int64_t n) {
   const int64_t nb = a.nb, nbp = a.nbp;
+  const __m256i ones = _mm256_set1_epi16(1);
+  const __m256i sel1 = _mm256_set1_epi32(1);
   const oxi_block_q8_0* blk[R];
   for (int r = 0; r < R; ++r) blk[r] = reinterpret_cast<const oxi_block_q8_0*>(w + r * row_bytes);
-  float* sc = static_cast<float*>(Scratch(kScratchWeights, R * M * nbp * sizeof(float)));
-  TileScales<oxi_block_q8_0, M, R>(a, blk, sc, nullptr);
-  const __m256i ones = _mm256_set1_epi16(1);
   __m256 acc[M][R];
 #pragma GCC unroll 8
   for (int i = 0; i < M; ++i) {
 #pragma GCC unroll 8
     for (int r = 0; r < R; ++r) acc[i][r] = _mm256_setzero_ps();
   }
-  for (int64_t b = 0; b < nb; ++b) {
-    __m256i wq[R];
+  int64_t b = 0;
+  for (; b + 2 <= nb; b += 2) {
+    __m256i w0[R], w1[R];
+    __m128 dw[R];
 #pragma GCC unroll 8
     for (int r = 0; r < R; ++r) {
-      wq[r] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk[r][b].qs));
+      w0[r] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk[r][b].qs));
+      w1[r] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk[r][b + 1].qs));
+      dw[r] = PairScales(blk[r], b);
     }
 #pragma GCC unroll 8
     for (int i = 0; i < M; ++i) {
-      const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a.qs + i * a.k + b * 32));
-      const __m256i aq =
-          _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a.aqs + i * a.k + b * 32));
+      const int8_t* q = a.qs + i * a.k + b * OXI_QK;
+      const int8_t* aq = a.aqs + i * a.k + b * OXI_QK;
+      const __m256i q0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q));
+      const __m256i q1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q + 32));
+      const __m256i a0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(aq));
+      const __m256i a1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(aq + 32));
+      const __m128 dx = LoadPair(a.d + i * nbp + b);
 #pragma GCC unroll 8
       for (int r = 0; r < R; ++r) {
-        const __m256i p =
-            _mm256_madd_epi16(_mm256_maddubs_epi16(aq, _mm256_sign_epi8(wq[r], q)), ones);
-        acc[i][r] = _mm256_fmadd_ps(_mm256_broadcast_ss(sc + (r * M + i) * nbp + b),
-                                    _mm256_cvtepi32_ps(p), acc[i][r]);
+        const __m256i p0 =
+            _mm256_madd_epi16(_mm256_maddubs_epi16(a0, _mm256_sign_epi8(w0[r], q0)), ones);
+        const __m256i p1 =
+            _mm256_madd_epi16(_mm256_maddubs_epi16(a1, _mm256_sign_epi8(w1[r], q1)), ones);
+        const __m256 s = _mm256_castps128_ps256(_mm_mul_ps(dw[r], dx));
+        const __m256 s0 = _mm256_broadcastss_ps(_mm256_castps256_ps128(s));
+        const __m256 s1 = _mm256_permutevar8x32_ps(s, sel1);
+        acc[i][r] = _mm256_fmadd_ps(s0, _mm256_cvtepi32_ps(p0), acc[i][r]);
+        acc[i][r] = _mm256_fmadd_ps(s1, _mm256_cvtepi32_ps(p1), acc[i][r]);
       }
     }
   }
 #pragma GCC unroll 8
   for (int i = 0; i < M; ++i) {
 #pragma GCC unroll 8
-    for (int r = 0; r < R; ++r) y[i * n + r] = Hsum(acc[i][r]);
+    for (int r = 0; r < R; ++r) {
+      float s = Hsum(acc[i][r]);
+      if (b < nb) {
+        s += oxi_f16_to_f32(blk[r][b].d) * a.d[i * nbp + b] *
+             static_cast<float>(BlockDotQ8(blk[r][b], a.qs + i * a.k + b * OXI_QK));
+      }
+      y[i * n + r] = s;
+    }
   }
 }
 
-// Q4_0 weights, blocks in pairs: one 32-byte load holds both blocks' nibbles;
-// the low and high nibbles (unsigned, 0..15) multiply the activations
-// directly and the "- 8" is applied once per row through the offset.
+// Q4_0 weights, blocks in pairs: one 32-byte register holds both blocks'
+// nibbles; the low and high nibbles (unsigned, 0..15) multiply the
+// activations directly and the "- 8" comes in as -8 * sum(x) per block.
 template <int M, int R>
 void QuantTileQ4(const QuantAct& a, const uint8_t* w, int64_t row_bytes, float* y, int64_t n) {
   const int64_t nb = a.nb, nbp = a.nbp;
   const int64_t np = nb / 2;
-  const oxi_block_q4_0* blk[R];
-  for (int r = 0; r < R; ++r) blk[r] = reinterpret_cast<const oxi_block_q4_0*>(w + r * row_bytes);
-  float* sc = static_cast<float*>(Scratch(kScratchWeights, R * M * nbp * sizeof(float)));
-  float offset[R * M];
-  TileScales<oxi_block_q4_0, M, R>(a, blk, sc, offset);
   const __m256i ones = _mm256_set1_epi16(1);
   const __m256i m4 = _mm256_set1_epi8(0x0f);
   const __m256i spread = _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1);
+  const oxi_block_q4_0* blk[R];
+  for (int r = 0; r < R; ++r) blk[r] = reinterpret_cast<const oxi_block_q4_0*>(w + r * row_bytes);
   __m256 acc[M][R];
 #pragma GCC unroll 8
   for (int i = 0; i < M; ++i) {
@@ -632,6 +620,7 @@ void QuantTileQ4(const QuantAct& a, const uint8_t* w, int64_t row_bytes, float* 
   for (int64_t pr = 0; pr < np; ++pr) {
     const int64_t b = 2 * pr;
     __m256i lo[R], hi[R];
+    __m128 dw[R];
 #pragma GCC unroll 8
     for (int r = 0; r < R; ++r) {
       const __m256i raw = _mm256_inserti128_si256(
@@ -639,20 +628,23 @@ void QuantTileQ4(const QuantAct& a, const uint8_t* w, int64_t row_bytes, float* 
           _mm_loadu_si128(reinterpret_cast<const __m128i*>(blk[r][b + 1].qs)), 1);
       lo[r] = _mm256_and_si256(raw, m4);
       hi[r] = _mm256_and_si256(_mm256_srli_epi16(raw, 4), m4);
+      dw[r] = PairScales(blk[r], b);
     }
 #pragma GCC unroll 8
     for (int i = 0; i < M; ++i) {
       const int8_t* q = a.pqs + i * a.k + pr * 64;
       const __m256i xl = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q));
       const __m256i xh = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q + 32));
+      const __m256i corr =
+          _mm256_load_si256(reinterpret_cast<const __m256i*>(a.corr + (i * np + pr) * 8));
+      const __m128 dx = LoadPair(a.d + i * nbp + b);
 #pragma GCC unroll 8
       for (int r = 0; r < R; ++r) {
         const __m256i s16 =
             _mm256_add_epi16(_mm256_maddubs_epi16(lo[r], xl), _mm256_maddubs_epi16(hi[r], xh));
-        const __m256i s32 = _mm256_madd_epi16(s16, ones);
-        const __m128 s2 = _mm_castpd_ps(
-            _mm_load_sd(reinterpret_cast<const double*>(sc + (r * M + i) * nbp + b)));
-        const __m256 s = _mm256_permutevar8x32_ps(_mm256_castps128_ps256(s2), spread);
+        const __m256i s32 = _mm256_add_epi32(_mm256_madd_epi16(s16, ones), corr);
+        const __m256 s =
+            _mm256_permutevar8x32_ps(_mm256_castps128_ps256(_mm_mul_ps(dw[r], dx)), spread);
         acc[i][r] = _mm256_fmadd_ps(s, _mm256_cvtepi32_ps(s32), acc[i][r]);
       }
     }
@@ -661,16 +653,11 @@ void QuantTileQ4(const QuantAct& a, const uint8_t* w, int64_t row_bytes, float* 
   for (int i = 0; i < M; ++i) {
 #pragma GCC unroll 8
     for (int r = 0; r < R; ++r) {
-      float s = Hsum(acc[i][r]) + offset[r * M + i];
+      float s = Hsum(acc[i][r]);
       if (nb % 2) {
-        // The odd last block: its unsigned nibble dot (the offset has its -8).
         const int64_t bl = nb - 1;
-        const int8_t* q = a.qs + i * a.k + bl * OXI_QK;
-        int32_t dot = 0;
-        for (int j = 0; j < OXI_QK / 2; ++j) {
-          dot += (blk[r][bl].qs[j] & 0x0f) * q[j] + (blk[r][bl].qs[j] >> 4) * q[j + 16];
-        }
-        s += sc[(r * M + i) * nbp + bl] * static_cast<float>(dot);
+        s += oxi_f16_to_f32(blk[r][bl].d) * a.d[i * nbp + bl] *
+             static_cast<float>(BlockDotQ4(blk[r][bl], a.qs + i * a.k + bl * OXI_QK));
       }
       y[i * n + r] = s;
     }
@@ -711,14 +698,29 @@ void QuantDecode(const QuantAct& a, const uint8_t* w, oxi_dtype wt, int64_t row_
           QuantRowsX86<1, 3>(a, w, wt, row_bytes, n, y, j0, j1);
         }
         return;
-      case 2: QuantRowsX86<2, 2>(a, w, wt, row_bytes, n, y, j0, j1); return;
-      case 3: QuantRowsX86<3, 2>(a, w, wt, row_bytes, n, y, j0, j1); return;
-      case 4: QuantRowsX86<4, 2>(a, w, wt, row_bytes, n, y, j0, j1); return;
-      case 5: QuantRowsX86<5, 1>(a, w, wt, row_bytes, n, y, j0, j1); return;
-      case 6: QuantRowsX86<6, 1>(a, w, wt, row_bytes, n, y, j0, j1); return;
-      case 7: QuantRowsX86<7, 1>(a, w, wt, row_bytes, n, y, j0, j1); return;
-      case 8: QuantRowsX86<8, 1>(a, w, wt, row_bytes, n, y, j0, j1); return;
-      default: break;
+      case 2:
+        QuantRowsX86<2, 2>(a, w, wt, row_bytes, n, y, j0, j1);
+        return;
+      case 3:
+        QuantRowsX86<3, 2>(a, w, wt, row_bytes, n, y, j0, j1);
+        return;
+      case 4:
+        QuantRowsX86<4, 2>(a, w, wt, row_bytes, n, y, j0, j1);
+        return;
+      case 5:
+        QuantRowsX86<5, 1>(a, w, wt, row_bytes, n, y, j0, j1);
+        return;
+      case 6:
+        QuantRowsX86<6, 1>(a, w, wt, row_bytes, n, y, j0, j1);
+        return;
+      case 7:
+        QuantRowsX86<7, 1>(a, w, wt, row_bytes, n, y, j0, j1);
+        return;
+      case 8:
+        QuantRowsX86<8, 1>(a, w, wt, row_bytes, n, y, j0, j1);
+        return;
+      default:
+        break;
     }
 #endif
     QuantRowsRef(a, w, wt, row_bytes, n, y, j0, j1);
@@ -772,19 +774,130 @@ void DenseRows(const float* x, int64_t k, const uint8_t* w, int64_t row_bytes, i
   for (; j < j1; ++j) DenseTile<T, M, 1>(x, k, w + j * row_bytes, row_bytes, y + j, n);
 }
 
+// bf16 weights without shuffles: a 32-byte load holds 16 elements; shifting
+// each 32-bit lane left by 16 gives the even elements as f32 and masking the
+// low half gives the odd ones. The activations are split into even and odd
+// halves once per call (xs: per row, [k16/2] even then [k16/2] odd).
+template <int M, int R>
+void Bf16Tile(const float* x, const float* xs, int64_t k, const uint8_t* w, int64_t row_bytes,
+              float* y, int64_t n) {
+  const int64_t k16 = k / 16 * 16, h = k16 / 2;
+  const __m256i hi_mask = _mm256_set1_epi32(static_cast<int>(0xffff0000u));
+  __m256 ae[M][R], ao[M][R];
+#pragma GCC unroll 8
+  for (int i = 0; i < M; ++i) {
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) ae[i][r] = ao[i][r] = _mm256_setzero_ps();
+  }
+  for (int64_t p = 0; p < k16; p += 16) {
+    __m256 we[R], wo[R];
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) {
+      const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(
+          reinterpret_cast<const uint16_t*>(w + r * row_bytes) + p));
+      we[r] = _mm256_castsi256_ps(_mm256_slli_epi32(v, 16));
+      wo[r] = _mm256_castsi256_ps(_mm256_and_si256(v, hi_mask));
+    }
+#pragma GCC unroll 8
+    for (int i = 0; i < M; ++i) {
+      const __m256 xe = _mm256_loadu_ps(xs + i * k16 + p / 2);
+      const __m256 xo = _mm256_loadu_ps(xs + i * k16 + h + p / 2);
+#pragma GCC unroll 8
+      for (int r = 0; r < R; ++r) {
+        ae[i][r] = _mm256_fmadd_ps(xe, we[r], ae[i][r]);
+        ao[i][r] = _mm256_fmadd_ps(xo, wo[r], ao[i][r]);
+      }
+    }
+  }
+#pragma GCC unroll 8
+  for (int i = 0; i < M; ++i) {
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) {
+      float s = Hsum(_mm256_add_ps(ae[i][r], ao[i][r]));
+      const uint16_t* wr = reinterpret_cast<const uint16_t*>(w + r * row_bytes);
+      for (int64_t q = k16; q < k; ++q) s += x[i * k + q] * oxi_bf16_to_f32(wr[q]);
+      y[i * n + r] = s;
+    }
+  }
+}
+
+template <int M, int R>
+void Bf16Rows(const float* x, const float* xs, int64_t k, const uint8_t* w, int64_t row_bytes,
+              int64_t n, float* y, int64_t j0, int64_t j1) {
+  int64_t j = j0;
+  for (; j + R <= j1; j += R) Bf16Tile<M, R>(x, xs, k, w + j * row_bytes, row_bytes, y + j, n);
+  for (; j < j1; ++j) Bf16Tile<M, 1>(x, xs, k, w + j * row_bytes, row_bytes, y + j, n);
+}
+
+void Bf16DecodeX86(const float* x, int64_t m, int64_t k, const uint8_t* w, int64_t row_bytes,
+                   int64_t n, float* y) {
+  const int64_t k16 = k / 16 * 16, h = k16 / 2;
+  float* xs = static_cast<float*>(Scratch(kScratchActF32, (m * k16 + 8) * sizeof(float)));
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t q = 0; q < h; ++q) {
+      xs[i * k16 + q] = x[i * k + 2 * q];
+      xs[i * k16 + h + q] = x[i * k + 2 * q + 1];
+    }
+  }
+  Parallel(n, kDecodeGrain, [&](int64_t j0, int64_t j1) {
+    switch (m) {
+      case 1:
+        Bf16Rows<1, 4>(x, xs, k, w, row_bytes, n, y, j0, j1);
+        break;
+      case 2:
+        Bf16Rows<2, 2>(x, xs, k, w, row_bytes, n, y, j0, j1);
+        break;
+      case 3:
+        Bf16Rows<3, 2>(x, xs, k, w, row_bytes, n, y, j0, j1);
+        break;
+      case 4:
+        Bf16Rows<4, 1>(x, xs, k, w, row_bytes, n, y, j0, j1);
+        break;
+      case 5:
+        Bf16Rows<5, 1>(x, xs, k, w, row_bytes, n, y, j0, j1);
+        break;
+      case 6:
+        Bf16Rows<6, 1>(x, xs, k, w, row_bytes, n, y, j0, j1);
+        break;
+      case 7:
+        Bf16Rows<7, 1>(x, xs, k, w, row_bytes, n, y, j0, j1);
+        break;
+      default:
+        Bf16Rows<8, 1>(x, xs, k, w, row_bytes, n, y, j0, j1);
+        break;
+    }
+  });
+}
+
 template <int T>
 void DenseDecodeX86(const float* x, int64_t m, int64_t k, const uint8_t* w, int64_t row_bytes,
                     int64_t n, float* y) {
   Parallel(n, kDecodeGrain, [&](int64_t j0, int64_t j1) {
     switch (m) {
-      case 1: DenseRows<T, 1, 4>(x, k, w, row_bytes, n, y, j0, j1); break;
-      case 2: DenseRows<T, 2, 4>(x, k, w, row_bytes, n, y, j0, j1); break;
-      case 3: DenseRows<T, 3, 3>(x, k, w, row_bytes, n, y, j0, j1); break;
-      case 4: DenseRows<T, 4, 2>(x, k, w, row_bytes, n, y, j0, j1); break;
-      case 5: DenseRows<T, 5, 2>(x, k, w, row_bytes, n, y, j0, j1); break;
-      case 6: DenseRows<T, 6, 2>(x, k, w, row_bytes, n, y, j0, j1); break;
-      case 7: DenseRows<T, 7, 1>(x, k, w, row_bytes, n, y, j0, j1); break;
-      default: DenseRows<T, 8, 1>(x, k, w, row_bytes, n, y, j0, j1); break;
+      case 1:
+        DenseRows<T, 1, 4>(x, k, w, row_bytes, n, y, j0, j1);
+        break;
+      case 2:
+        DenseRows<T, 2, 4>(x, k, w, row_bytes, n, y, j0, j1);
+        break;
+      case 3:
+        DenseRows<T, 3, 3>(x, k, w, row_bytes, n, y, j0, j1);
+        break;
+      case 4:
+        DenseRows<T, 4, 2>(x, k, w, row_bytes, n, y, j0, j1);
+        break;
+      case 5:
+        DenseRows<T, 5, 2>(x, k, w, row_bytes, n, y, j0, j1);
+        break;
+      case 6:
+        DenseRows<T, 6, 2>(x, k, w, row_bytes, n, y, j0, j1);
+        break;
+      case 7:
+        DenseRows<T, 7, 1>(x, k, w, row_bytes, n, y, j0, j1);
+        break;
+      default:
+        DenseRows<T, 8, 1>(x, k, w, row_bytes, n, y, j0, j1);
+        break;
     }
   });
 }
@@ -863,8 +976,8 @@ inline void Transpose8x8(const float* src, int64_t lds, float* dst, int64_t ldd)
   }
 }
 
-using GemmMicroFn = void (*)(const float*, int64_t, const float*, int64_t, float*, int64_t,
-                             int64_t, bool);
+using GemmMicroFn = void (*)(const float*, int64_t, const float*, int64_t, float*, int64_t, int64_t,
+                             bool);
 
 void GemmX86(const float* x, int64_t m, int64_t k, const uint8_t* w, oxi_dtype wt,
              int64_t row_bytes, int64_t n, float* y) {
@@ -873,8 +986,8 @@ void GemmX86(const float* x, int64_t m, int64_t k, const uint8_t* w, oxi_dtype w
   const int64_t blocks = (n + kNC - 1) / kNC;
   Parallel(blocks, 1, [&](int64_t b0, int64_t b1) {
     // Converted rows (k contiguous), then the packed panels [kNC/kNR][kKC][kNR].
-    float* rows = static_cast<float*>(
-        Scratch(kScratchWeights, (kNR * kKC + kNC * kKC) * sizeof(float)));
+    float* rows =
+        static_cast<float*>(Scratch(kScratchWeights, (kNR * kKC + kNC * kKC) * sizeof(float)));
     float* packed = rows + kNR * kKC;
     for (int64_t blk = b0; blk < b1; ++blk) {
       const int64_t j0 = blk * kNC;
@@ -904,8 +1017,8 @@ void GemmX86(const float* x, int64_t m, int64_t k, const uint8_t* w, oxi_dtype w
           const int64_t rm = std::min(kMR, m - i);
           for (int64_t pn = 0; pn < panels; ++pn) {
             const int64_t cols = std::min(kNR, nc - pn * kNR);
-            kMicro[rm - 1](x + i * k + k0, k, packed + pn * kKC * kNR, kc, y + i * n + j0 + pn * kNR,
-                           n, cols, k0 > 0);
+            kMicro[rm - 1](x + i * k + k0, k, packed + pn * kKC * kNR, kc,
+                           y + i * n + j0 + pn * kNR, n, cols, k0 > 0);
           }
         }
       }
@@ -917,7 +1030,7 @@ void GemmX86(const float* x, int64_t m, int64_t k, const uint8_t* w, oxi_dtype w
 // Reference float matmul: each weight row converted to f32 once, then dotted
 // with every activation row.
 [[maybe_unused]] void DenseRef(const float* x, int64_t m, int64_t k, const uint8_t* w, oxi_dtype wt,
-              int64_t row_bytes, int64_t n, float* y) {
+                               int64_t row_bytes, int64_t n, float* y) {
   Parallel(n, 4, [&](int64_t j0, int64_t j1) {
     float* row = static_cast<float*>(Scratch(kScratchWeights, k * sizeof(float)));
     for (int64_t j = j0; j < j1; ++j) {
@@ -932,8 +1045,8 @@ void GemmX86(const float* x, int64_t m, int64_t k, const uint8_t* w, oxi_dtype w
   });
 }
 
-int32_t Matmul(void*, const float* x, int64_t m, int64_t k, const void* w, oxi_dtype wt,
-               int64_t n, float* y) {
+int32_t Matmul(void*, const float* x, int64_t m, int64_t k, const void* w, oxi_dtype wt, int64_t n,
+               float* y) {
   if (m < 0 || n < 0 || k <= 0) return OXI_INVALID_ARGUMENT;
   if (!IsFloatType(wt) && !IsQuantType(wt)) return OXI_UNIMPLEMENTED;
   const int64_t row_bytes = oxi_dtype_row_bytes(wt, k);
@@ -965,9 +1078,15 @@ int32_t Matmul(void*, const float* x, int64_t m, int64_t k, const void* w, oxi_d
 #if OXI_KERNELS_X86
   if (m <= kDecodeMaxM) {
     switch (wt) {
-      case OXI_DTYPE_F32: DenseDecodeX86<OXI_DTYPE_F32>(x, m, k, wb, row_bytes, n, y); break;
-      case OXI_DTYPE_BF16: DenseDecodeX86<OXI_DTYPE_BF16>(x, m, k, wb, row_bytes, n, y); break;
-      default: DenseDecodeX86<OXI_DTYPE_F16>(x, m, k, wb, row_bytes, n, y); break;
+      case OXI_DTYPE_F32:
+        DenseDecodeX86<OXI_DTYPE_F32>(x, m, k, wb, row_bytes, n, y);
+        break;
+      case OXI_DTYPE_BF16:
+        Bf16DecodeX86(x, m, k, wb, row_bytes, n, y);
+        break;
+      default:
+        DenseDecodeX86<OXI_DTYPE_F16>(x, m, k, wb, row_bytes, n, y);
+        break;
     }
   } else {
     GemmX86(x, m, k, wb, wt, row_bytes, n, y);
@@ -1118,12 +1237,18 @@ float UnaryRef(oxi_unary_op op, float v) {
       const float c = 0.7978845608028654f;  // sqrt(2/pi)
       return 0.5f * v * (1.0f + std::tanh(c * (v + 0.044715f * v * v * v)));
     }
-    case OXI_UNARY_SILU: return v / (1.0f + std::exp(-v));
-    case OXI_UNARY_SIGMOID: return 1.0f / (1.0f + std::exp(-v));
-    case OXI_UNARY_SOFTPLUS: return v > 20.0f ? v : std::log1p(std::exp(v));
-    case OXI_UNARY_EXP: return std::exp(v);
-    case OXI_UNARY_TANH: return std::tanh(v);
-    case OXI_UNARY_GELU_ERF: return 0.5f * v * (1.0f + std::erf(v * 0.7071067811865476f));
+    case OXI_UNARY_SILU:
+      return v / (1.0f + std::exp(-v));
+    case OXI_UNARY_SIGMOID:
+      return 1.0f / (1.0f + std::exp(-v));
+    case OXI_UNARY_SOFTPLUS:
+      return v > 20.0f ? v : std::log1p(std::exp(v));
+    case OXI_UNARY_EXP:
+      return std::exp(v);
+    case OXI_UNARY_TANH:
+      return std::tanh(v);
+    case OXI_UNARY_GELU_ERF:
+      return 0.5f * v * (1.0f + std::erf(v * 0.7071067811865476f));
   }
   return 0.0f;
 }
@@ -1168,8 +1293,8 @@ void UnarySpan(oxi_unary_op op, const float* x, int64_t n, float* out) {
       for (; i + 8 <= n; i += 8) {
         const __m256 v = _mm256_loadu_ps(x + i);
         const __m256 e = Erf8(_mm256_mul_ps(v, _mm256_set1_ps(0.7071067811865476f)));
-        _mm256_storeu_ps(out + i,
-                         _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), v), _mm256_add_ps(one, e)));
+        _mm256_storeu_ps(
+            out + i, _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), v), _mm256_add_ps(one, e)));
       }
       break;
     default:
@@ -1211,10 +1336,18 @@ int32_t Binary(void*, oxi_binary_op op, const float* a, const float* b, int64_t 
   if (a == nullptr || b == nullptr || out == nullptr) return OXI_INVALID_ARGUMENT;
   Parallel(n, kElemGrain, [&](int64_t s, int64_t e) {
     switch (op) {
-      case OXI_BINARY_ADD: BinarySpan(a, b, nb, s, e, out, [](float u, float v) { return u + v; }); break;
-      case OXI_BINARY_SUB: BinarySpan(a, b, nb, s, e, out, [](float u, float v) { return u - v; }); break;
-      case OXI_BINARY_MUL: BinarySpan(a, b, nb, s, e, out, [](float u, float v) { return u * v; }); break;
-      case OXI_BINARY_DIV: BinarySpan(a, b, nb, s, e, out, [](float u, float v) { return u / v; }); break;
+      case OXI_BINARY_ADD:
+        BinarySpan(a, b, nb, s, e, out, [](float u, float v) { return u + v; });
+        break;
+      case OXI_BINARY_SUB:
+        BinarySpan(a, b, nb, s, e, out, [](float u, float v) { return u - v; });
+        break;
+      case OXI_BINARY_MUL:
+        BinarySpan(a, b, nb, s, e, out, [](float u, float v) { return u * v; });
+        break;
+      case OXI_BINARY_DIV:
+        BinarySpan(a, b, nb, s, e, out, [](float u, float v) { return u / v; });
+        break;
     }
   });
   return OXI_OK;

@@ -60,16 +60,16 @@ std::string GetString(const json& j, const char* key) {
     lhs = *_r;                        \
   } while (0)
 
-absl::StatusOr<RopeConfig> ParseRope(const json& text, const char* layer_type,
-                                     double default_theta, bool default_proportional,
-                                     double default_partial) {
+absl::StatusOr<RopeConfig> ParseRope(const json& text, const char* layer_type, double default_theta,
+                                     bool default_proportional, double default_partial) {
   RopeConfig rope;
   rope.theta = default_theta;
   rope.proportional = default_proportional;
   rope.partial_rotary_factor = default_partial;
   auto rp = text.find("rope_parameters");
   if (rp == text.end() || rp->is_null()) return rope;
-  if (!rp->is_object()) return absl::InvalidArgumentError("config: rope_parameters is not an object");
+  if (!rp->is_object())
+    return absl::InvalidArgumentError("config: rope_parameters is not an object");
   auto it = rp->find(layer_type);
   if (it == rp->end() || it->is_null()) return rope;
   const json& p = *it;
@@ -83,8 +83,7 @@ absl::StatusOr<RopeConfig> ParseRope(const json& text, const char* layer_type,
                                                  " is not supported (default, proportional)"));
   }
   G4_ASSIGN(rope.theta, GetDouble(p, "rope_theta", default_theta));
-  G4_ASSIGN(rope.partial_rotary_factor,
-            GetDouble(p, "partial_rotary_factor", rope.proportional ? 1.0 : 1.0));
+  G4_ASSIGN(rope.partial_rotary_factor, GetDouble(p, "partial_rotary_factor", 1.0));
   G4_ASSIGN(rope.factor, GetDouble(p, "factor", 1.0));
   if (rope.theta <= 0 || rope.factor <= 0 || rope.partial_rotary_factor < 0 ||
       rope.partial_rotary_factor > 1) {
@@ -116,7 +115,8 @@ absl::StatusOr<Gemma4Config> ParseGemma4Config(std::string_view config_json) {
   if (top_type == "gemma4") {
     auto it = top.find("text_config");
     if (it == top.end() || !it->is_object()) {
-      return absl::InvalidArgumentError("config.json: model_type gemma4 without a text_config object");
+      return absl::InvalidArgumentError(
+          "config.json: model_type gemma4 without a text_config object");
     }
     text = &*it;
   } else if (top_type != "gemma4_text") {
@@ -179,15 +179,17 @@ absl::StatusOr<Gemma4Config> ParseGemma4Config(std::string_view config_json) {
     return absl::InvalidArgumentError("config: sizes must be positive (and head dims even)");
   }
   if (c.num_heads % c.num_kv_heads != 0) {
-    return absl::InvalidArgumentError("config: num_attention_heads not a multiple of num_key_value_heads");
+    return absl::InvalidArgumentError(
+        "config: num_attention_heads not a multiple of num_key_value_heads");
   }
   if (c.hidden_size_per_layer_input > 0 && c.vocab_size_per_layer_input <= 0) {
     return absl::InvalidArgumentError("config: vocab_size_per_layer_input must be positive");
   }
   if (c.num_kv_shared_layers < 0 || c.num_kv_shared_layers >= c.num_layers) {
-    return absl::UnimplementedError(absl::StrCat(
-        "Gemma 4: num_kv_shared_layers ", c.num_kv_shared_layers, " of ", c.num_layers,
-        " layers: a model whose every layer reads another model's KV (a drafter) cannot run alone"));
+    return absl::UnimplementedError(absl::StrCat("Gemma 4: num_kv_shared_layers ",
+                                                 c.num_kv_shared_layers, " of ", c.num_layers,
+                                                 " layers: a model whose every layer reads another "
+                                                 "model's KV (a drafter) cannot run alone"));
   }
 
   // Layer types (default: 5 sliding then 1 full; the last layer is always full).
@@ -236,7 +238,8 @@ absl::StatusOr<Gemma4Config> ParseGemma4Config(std::string_view config_json) {
   }
   auto plc = t.find("per_layer_config");
   if (plc != t.end() && !plc->is_null()) {
-    if (!plc->is_object()) return absl::InvalidArgumentError("config: per_layer_config is not an object");
+    if (!plc->is_object())
+      return absl::InvalidArgumentError("config: per_layer_config is not an object");
     // Written by newer transformers in place of global_head_dim: it is the whole truth.
     for (int i = 0; i < c.num_layers; ++i) {
       c.layers[i].head_dim = c.head_dim;
@@ -252,9 +255,11 @@ absl::StatusOr<Gemma4Config> ParseGemma4Config(std::string_view config_json) {
         idx = -1;
       }
       if (idx < 0 || idx >= c.num_layers || !it.value().is_object()) {
-        return absl::InvalidArgumentError(absl::StrCat("config: bad per_layer_config entry '", it.key(), "'"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("config: bad per_layer_config entry '", it.key(), "'"));
       }
-      G4_ASSIGN(c.layers[idx].head_dim, GetInt(it.value(), "head_dim", c.layers[idx].head_dim, false));
+      G4_ASSIGN(c.layers[idx].head_dim,
+                GetInt(it.value(), "head_dim", c.layers[idx].head_dim, false));
       G4_ASSIGN(c.layers[idx].num_kv_heads,
                 GetInt(it.value(), "num_key_value_heads", c.layers[idx].num_kv_heads, false));
     }
@@ -262,7 +267,8 @@ absl::StatusOr<Gemma4Config> ParseGemma4Config(std::string_view config_json) {
   for (int i = 0; i < c.num_layers; ++i) {
     const LayerConfig& l = c.layers[i];
     if (l.head_dim <= 0 || l.head_dim % 2 || l.num_kv_heads <= 0 || c.num_heads % l.num_kv_heads) {
-      return absl::InvalidArgumentError(absl::StrCat("config: bad attention geometry of layer ", i));
+      return absl::InvalidArgumentError(
+          absl::StrCat("config: bad attention geometry of layer ", i));
     }
   }
 
@@ -286,8 +292,8 @@ absl::StatusOr<Gemma4Config> ParseGemma4Config(std::string_view config_json) {
           "config: KV-shared layer ", i, " has no earlier layer of its type to read K/V from"));
     }
     if (c.layers[src].head_dim != l.head_dim || c.layers[src].num_kv_heads != l.num_kv_heads) {
-      return absl::InvalidArgumentError(absl::StrCat("config: KV-shared layer ", i,
-                                                     " differs in geometry from layer ", src));
+      return absl::InvalidArgumentError(
+          absl::StrCat("config: KV-shared layer ", i, " differs in geometry from layer ", src));
     }
     l.kv_shared = true;
     l.kv_source = src;

@@ -14,10 +14,10 @@ namespace oxinfer {
 namespace gemma4 {
 namespace {
 
-#define G4_RETURN_IF_ERROR(expr)   \
-  do {                             \
-    absl::Status _s = (expr);      \
-    if (!_s.ok()) return _s;       \
+#define G4_RETURN_IF_ERROR(expr) \
+  do {                           \
+    absl::Status _s = (expr);    \
+    if (!_s.ok()) return _s;     \
   } while (0)
 
 #define G4_ASSIGN_OR_RETURN(lhs, expr) \
@@ -85,8 +85,8 @@ absl::StatusOr<Gemma4Model::Linear> Gemma4Model::GetLinear(const std::string& na
                                                    "]"));
   }
   if (!IsFloatType(t.dtype())) {
-    return absl::UnimplementedError(absl::StrCat("gemma4: tensor ", prefix_, name, " has dtype ",
-                                                 oxi_dtype_name(t.dtype())));
+    return absl::UnimplementedError(
+        absl::StrCat("gemma4: tensor ", prefix_, name, " has dtype ", oxi_dtype_name(t.dtype())));
   }
   Linear l{t.data(), t.dtype(), n, k};
   const oxi_dtype want = options_.weight_dtype;
@@ -95,8 +95,8 @@ absl::StatusOr<Gemma4Model::Linear> Gemma4Model::GetLinear(const std::string& na
       return absl::FailedPreconditionError("gemma4: the backend cannot convert weights");
     }
     std::vector<uint8_t> buf(static_cast<size_t>(oxi_dtype_row_bytes(want, k) * n));
-    G4_RETURN_IF_ERROR(Check(be_->convert(be_->self, l.data, l.dtype, buf.data(), want, n, k),
-                             "convert"));
+    G4_RETURN_IF_ERROR(
+        Check(be_->convert(be_->self, l.data, l.dtype, buf.data(), want, n, k), "convert"));
     owned_.push_back(std::move(buf));
     l.data = owned_.back().data();
     l.dtype = want;
@@ -112,8 +112,8 @@ absl::StatusOr<std::vector<float>> Gemma4Model::GetVector(const std::string& nam
                                                    t.ShapeString(), ", expected [", n, "]"));
   }
   if (!IsFloatType(t.dtype())) {
-    return absl::UnimplementedError(absl::StrCat("gemma4: tensor ", prefix_, name, " has dtype ",
-                                                 oxi_dtype_name(t.dtype())));
+    return absl::UnimplementedError(
+        absl::StrCat("gemma4: tensor ", prefix_, name, " has dtype ", oxi_dtype_name(t.dtype())));
   }
   std::vector<float> v(n);
   for (int64_t i = 0; i < n; ++i) v[i] = ElementToF32(t.data(), t.dtype(), i);
@@ -125,8 +125,8 @@ absl::Status Gemma4Model::Load(const std::string& model_dir, const ModelOptions&
   std::string text;
   G4_ASSIGN_OR_RETURN(text, ReadFileToString(model_dir + "/config.json"));
   G4_ASSIGN_OR_RETURN(cfg_, ParseGemma4Config(text));
-  G4_ASSIGN_OR_RETURN(weights_,
-                      ModelWeights::Open(model_dir, options.use_mmap ? LoadMode::kMmap : LoadMode::kRead));
+  G4_ASSIGN_OR_RETURN(weights_, ModelWeights::Open(model_dir, options.use_mmap ? LoadMode::kMmap
+                                                                               : LoadMode::kRead));
   if (weights_.Find("model.language_model.embed_tokens.weight") != nullptr) {
     prefix_ = "model.language_model.";
   } else if (weights_.Find("model.embed_tokens.weight") != nullptr) {
@@ -148,7 +148,8 @@ absl::Status Gemma4Model::Load(const std::string& model_dir, const ModelOptions&
   if (P > 0) {
     G4_ASSIGN_OR_RETURN(per_layer_model_projection_,
                         GetLinear("per_layer_model_projection.weight", L * P, H));
-    G4_ASSIGN_OR_RETURN(per_layer_projection_norm_, GetVector("per_layer_projection_norm.weight", P));
+    G4_ASSIGN_OR_RETURN(per_layer_projection_norm_,
+                        GetVector("per_layer_projection_norm.weight", P));
   }
   G4_ASSIGN_OR_RETURN(final_norm_, GetVector("norm.weight", H));
 
@@ -177,8 +178,10 @@ absl::Status Gemma4Model::Load(const std::string& model_dir, const ModelOptions&
     G4_ASSIGN_OR_RETURN(l.pre_ff_norm, GetVector(p + "pre_feedforward_layernorm.weight", H));
     G4_ASSIGN_OR_RETURN(l.post_ff_norm, GetVector(p + "post_feedforward_layernorm.weight", H));
     if (P > 0) {
-      G4_ASSIGN_OR_RETURN(l.per_layer_input_gate, GetLinear(p + "per_layer_input_gate.weight", P, H));
-      G4_ASSIGN_OR_RETURN(l.per_layer_projection, GetLinear(p + "per_layer_projection.weight", H, P));
+      G4_ASSIGN_OR_RETURN(l.per_layer_input_gate,
+                          GetLinear(p + "per_layer_input_gate.weight", P, H));
+      G4_ASSIGN_OR_RETURN(l.per_layer_projection,
+                          GetLinear(p + "per_layer_projection.weight", H, P));
       G4_ASSIGN_OR_RETURN(l.post_per_layer_input_norm,
                           GetVector(p + "post_per_layer_input_norm.weight", H));
     }
@@ -228,9 +231,9 @@ absl::Status Gemma4Model::MatMul(const float* x, int64_t m, const Linear& w, flo
 
 absl::Status Gemma4Model::RmsNorm(const float* x, const float* w, int64_t rows, int64_t dim,
                                   float* out) const {
-  return Check(be_->rms_norm(be_->self, x, w, 0.0f, rows, dim, static_cast<float>(cfg_.rms_norm_eps),
-                             out),
-               "rms_norm");
+  return Check(
+      be_->rms_norm(be_->self, x, w, 0.0f, rows, dim, static_cast<float>(cfg_.rms_norm_eps), out),
+      "rms_norm");
 }
 
 absl::Status Gemma4Model::Add(const float* a, const float* b, int64_t n, float* out) const {
@@ -251,20 +254,21 @@ absl::Status Gemma4Model::Unary(oxi_unary_op op, const float* x, int64_t n, floa
 }
 
 absl::Status Gemma4Model::Forward(const int32_t* tokens, int64_t n, float* logits) {
-  if (n < 0 || (n > 0 && tokens == nullptr)) return absl::InvalidArgumentError("gemma4: bad tokens");
+  if (n < 0 || (n > 0 && tokens == nullptr))
+    return absl::InvalidArgumentError("gemma4: bad tokens");
   if (n == 0) {
     if (logits != nullptr) return absl::InvalidArgumentError("gemma4: logits of an empty input");
     return absl::OkStatus();
   }
   const int64_t past = num_tokens();
   if (past + n > context_) {
-    return absl::OutOfRangeError(absl::StrCat("gemma4: ", past + n, " tokens exceed the context of ",
-                                              context_));
+    return absl::OutOfRangeError(
+        absl::StrCat("gemma4: ", past + n, " tokens exceed the context of ", context_));
   }
   for (int64_t i = 0; i < n; ++i) {
     if (tokens[i] < 0 || tokens[i] >= cfg_.vocab_size) {
-      return absl::InvalidArgumentError(absl::StrCat("gemma4: token id ", tokens[i],
-                                                     " outside the vocabulary of ", cfg_.vocab_size));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "gemma4: token id ", tokens[i], " outside the vocabulary of ", cfg_.vocab_size));
     }
   }
   for (int64_t off = 0; off < n; off += chunk_) {
@@ -326,9 +330,9 @@ absl::Status Gemma4Model::RunChunk(const int32_t* tokens, int64_t m, int64_t p0,
 
   // Embeddings, scaled by sqrt(hidden) (a float32 constant, as transformers').
   std::vector<float> x(m * H);
-  G4_RETURN_IF_ERROR(Check(be_->get_rows(be_->self, embed_.data, embed_.dtype, embed_.n, H, tokens,
-                                         m, x.data()),
-                           "get_rows"));
+  G4_RETURN_IF_ERROR(
+      Check(be_->get_rows(be_->self, embed_.data, embed_.dtype, embed_.n, H, tokens, m, x.data()),
+            "get_rows"));
   G4_RETURN_IF_ERROR(Scale(x.data(), m * H, std::sqrt(static_cast<float>(H)), x.data()));
 
   // Per-layer inputs: (norm(proj(x) / sqrt(H)) + embed_pl(ids) * sqrt(P)) / sqrt(2),
@@ -338,8 +342,9 @@ absl::Status Gemma4Model::RunChunk(const int32_t* tokens, int64_t m, int64_t p0,
     std::vector<float> tok(m * L * P), proj(m * L * P);
     for (int64_t t = 0; t < m; ++t) {
       if (tokens[t] >= embed_per_layer_.n) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "gemma4: token id ", tokens[t], " outside the per-layer vocabulary of ", embed_per_layer_.n));
+        return absl::InvalidArgumentError(absl::StrCat("gemma4: token id ", tokens[t],
+                                                       " outside the per-layer vocabulary of ",
+                                                       embed_per_layer_.n));
       }
     }
     G4_RETURN_IF_ERROR(Check(be_->get_rows(be_->self, embed_per_layer_.data, embed_per_layer_.dtype,
@@ -347,9 +352,9 @@ absl::Status Gemma4Model::RunChunk(const int32_t* tokens, int64_t m, int64_t p0,
                              "get_rows"));
     G4_RETURN_IF_ERROR(Scale(tok.data(), m * L * P, std::sqrt(static_cast<float>(P)), tok.data()));
     G4_RETURN_IF_ERROR(MatMul(x.data(), m, per_layer_model_projection_, proj.data()));
-    G4_RETURN_IF_ERROR(
-        Scale(proj.data(), m * L * P, static_cast<float>(std::pow(static_cast<double>(H), -0.5)),
-              proj.data()));
+    G4_RETURN_IF_ERROR(Scale(proj.data(), m * L * P,
+                             static_cast<float>(std::pow(static_cast<double>(H), -0.5)),
+                             proj.data()));
     G4_RETURN_IF_ERROR(
         RmsNorm(proj.data(), per_layer_projection_norm_.data(), m * L, P, proj.data()));
     G4_RETURN_IF_ERROR(Add(proj.data(), tok.data(), m * L * P, proj.data()));
@@ -374,10 +379,10 @@ absl::Status Gemma4Model::RunChunk(const int32_t* tokens, int64_t m, int64_t p0,
     q.resize(m * nq * hd);
     G4_RETURN_IF_ERROR(MatMul(h.data(), m, ly.q_proj, q.data()));
     G4_RETURN_IF_ERROR(RmsNorm(q.data(), ly.q_norm.data(), m * nq, hd, q.data()));
-    G4_RETURN_IF_ERROR(Check(be_->rope(be_->self, q.data(), m, static_cast<int32_t>(nq),
-                                       static_cast<int32_t>(hd), static_cast<int32_t>(hd), pos.data(),
-                                       ly.inv_freq.data()),
-                             "rope"));
+    G4_RETURN_IF_ERROR(
+        Check(be_->rope(be_->self, q.data(), m, static_cast<int32_t>(nq), static_cast<int32_t>(hd),
+                        static_cast<int32_t>(hd), pos.data(), ly.inv_freq.data()),
+              "rope"));
     if (!c.kv_shared) {
       KvCache& kv = caches_[li];
       k.resize(m * nkv * hd);
@@ -389,10 +394,10 @@ absl::Status Gemma4Model::RunChunk(const int32_t* tokens, int64_t m, int64_t p0,
         G4_RETURN_IF_ERROR(MatMul(h.data(), m, ly.v_proj, v.data()));
       }
       G4_RETURN_IF_ERROR(RmsNorm(k.data(), ly.k_norm.data(), m * nkv, hd, k.data()));
-      G4_RETURN_IF_ERROR(Check(be_->rope(be_->self, k.data(), m, static_cast<int32_t>(nkv),
-                                         static_cast<int32_t>(hd), static_cast<int32_t>(hd),
-                                         pos.data(), ly.inv_freq.data()),
-                               "rope"));
+      G4_RETURN_IF_ERROR(Check(
+          be_->rope(be_->self, k.data(), m, static_cast<int32_t>(nkv), static_cast<int32_t>(hd),
+                    static_cast<int32_t>(hd), pos.data(), ly.inv_freq.data()),
+          "rope"));
       G4_RETURN_IF_ERROR(RmsNorm(v.data(), nullptr, m * nkv, hd, v.data()));
       // Store into the cache.
       const int64_t row = kv.row;
@@ -473,8 +478,8 @@ absl::Status Gemma4Model::RunChunk(const int32_t* tokens, int64_t m, int64_t p0,
   if (cfg_.final_logit_softcapping > 0) {
     const float cap = static_cast<float>(cfg_.final_logit_softcapping);
     const int64_t V = cfg_.vocab_size;
-    G4_RETURN_IF_ERROR(Check(be_->binary(be_->self, OXI_BINARY_DIV, logits, &cap, V, 1, logits),
-                             "binary"));
+    G4_RETURN_IF_ERROR(
+        Check(be_->binary(be_->self, OXI_BINARY_DIV, logits, &cap, V, 1, logits), "binary"));
     G4_RETURN_IF_ERROR(Unary(OXI_UNARY_TANH, logits, V, logits));
     G4_RETURN_IF_ERROR(Scale(logits, V, cap, logits));
   }

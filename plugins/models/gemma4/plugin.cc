@@ -1,12 +1,13 @@
 // The Gemma 4 model plugin: its oxi_plugin descriptor and oxi_model_iface.
 // The only exported symbol is oxinfer_plugin_entry (see exports.lds).
+#include "oxinfer/plugin.hpp"
+
 #include <cstring>
 #include <memory>
 #include <string>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "oxinfer/plugin.hpp"
 #include "oxinfer/plugin_abi.h"
 #include "plugins/models/gemma4/gemma4_config.h"
 #include "plugins/models/gemma4/gemma4_model.h"
@@ -56,7 +57,8 @@ int32_t Open(const oxi_model_open_params* params, oxi_model** model, char* error
     if (OXI_HAS_FIELD(params, oxi_model_open_params, weight_dtype)) {
       opt.weight_dtype = params->weight_dtype;
     }
-    if (OXI_HAS_FIELD(params, oxi_model_open_params, use_mmap)) opt.use_mmap = params->use_mmap != 0;
+    if (OXI_HAS_FIELD(params, oxi_model_open_params, use_mmap))
+      opt.use_mmap = params->use_mmap != 0;
     if (OXI_HAS_FIELD(params, oxi_model_open_params, context_length)) {
       opt.context_length = params->context_length;
     }

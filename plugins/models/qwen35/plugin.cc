@@ -94,9 +94,20 @@ int32_t Truncate(oxi_model* model, int64_t n_keep) {
   });
 }
 
-const oxi_model_iface kIface = {
-    sizeof(oxi_model_iface), &Probe, &Open, &Close, &VocabSize, &Forward, &Truncate,
-};
+oxi_model_iface MakeIface() {
+  oxi_model_iface t;
+  std::memset(&t, 0, sizeof t);  // optional entries (generate_image, ...) stay NULL
+  t.struct_size = sizeof t;
+  t.probe = &Probe;
+  t.open = &Open;
+  t.close = &Close;
+  t.vocab_size = &VocabSize;
+  t.forward = &Forward;
+  t.truncate = &Truncate;
+  return t;
+}
+
+const oxi_model_iface kIface = MakeIface();
 
 int32_t Score(const oxi_host_services* host, char* reason, size_t reason_size) {
   (void)host;

@@ -49,7 +49,11 @@ bool IsStableDiffusionIndex(const std::string& text, std::string* reason) {
   return true;
 }
 
-absl::StatusOr<std::unique_ptr<Pipeline>> Pipeline::Load(const std::string& dir) {
+absl::StatusOr<std::unique_ptr<Pipeline>> Pipeline::Load(
+    const std::string& dir, const std::function<void(const char*, int, int)>& progress) {
+  const auto report = [&progress](const char* what, int done) {
+    if (progress) progress(what, done, 4);
+  };
   nlohmann::json index;
   SD_ASSIGN(index, ReadJsonFile(dir + "/model_index.json"));
   std::string reason;
@@ -57,13 +61,18 @@ absl::StatusOr<std::unique_ptr<Pipeline>> Pipeline::Load(const std::string& dir)
     return absl::InvalidArgumentError(absl::StrCat(dir, ": ", reason));
   }
   std::unique_ptr<Pipeline> p(new Pipeline());
+  report("tokenizer", 0);
   SD_ASSIGN(p->tokenizer_, ClipTokenizer::Load(dir + "/tokenizer"));
+  report("text_encoder", 1);
   SD_ASSIGN(p->text_, ClipTextEncoder::Load(dir + "/text_encoder"));
   if (p->tokenizer_.max_length() > p->text_.max_positions()) {
     p->tokenizer_.set_max_length(static_cast<int>(p->text_.max_positions()));
   }
+  report("unet", 2);
   SD_ASSIGN(p->unet_, UNet::Load(dir + "/unet"));
+  report("vae", 3);
   SD_ASSIGN(p->vae_, VaeDecoder::Load(dir + "/vae"));
+  report("vae", 4);
   if (p->unet_.cross_dim() != p->text_.hidden()) {
     return absl::InvalidArgumentError(
         absl::StrCat(dir, ": the UNet's cross_attention_dim ", p->unet_.cross_dim(),

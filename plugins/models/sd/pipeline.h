@@ -53,7 +53,10 @@ struct Image {
 
 class Pipeline {
  public:
-  static absl::StatusOr<std::unique_ptr<Pipeline>> Load(const std::string& model_dir);
+  // progress (optional) is told each component as it is loaded: (name, done, total).
+  static absl::StatusOr<std::unique_ptr<Pipeline>> Load(
+      const std::string& model_dir,
+      const std::function<void(const char*, int, int)>& progress = nullptr);
 
   absl::StatusOr<Image> Generate(const Ops& ops, const GenerateParams& params) const;
 

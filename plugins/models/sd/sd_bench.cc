@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <string>
 
 #include "core/host_services.h"
@@ -18,8 +19,14 @@
 namespace {
 
 double Now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// Process CPU seconds (all threads): robust to other load on the machine.
+double Cpu() {
+  timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 }  // namespace
@@ -47,6 +54,29 @@ int main(int argc, char** argv) {
   auto* be = static_cast<const oxi_backend_iface*>(
       plugin->get_interface(oxinfer::HostServices(), reason, sizeof(reason)));
   oxinfer::sd::Ops ops(be, oxinfer::HostServices());
+  if (std::string(argv[1]) == "attention") {
+    // Attention alone: lq = lk = SIZE tokens, STEPS heads of 512 / heads.
+    const int64_t n = size, heads = steps, dim = 512;
+    oxinfer::sd::Act q(1, 1, n, dim), k(1, 1, n, dim), v(1, 1, n, dim), o;
+    for (int64_t i = 0; i < q.size(); ++i) {
+      q.d[i] = std::sin(i * 0.37f);
+      k.d[i] = std::cos(i * 0.11f);
+      v.d[i] = std::sin(i * 0.05f);
+    }
+    oxi_backend_iface no_gemm = *be;  // forces the backend's attention op
+    no_gemm.softmax = nullptr;
+    oxinfer::sd::Ops ops2(&no_gemm, oxinfer::HostServices());
+    for (int rep = 0; rep < 2; ++rep) {
+      double t = Now();
+      (void)ops.Attention(q, k, v, heads, false, &o);
+      const double gemm = Now() - t;
+      t = Now();
+      (void)ops2.Attention(q, k, v, heads, false, &o);
+      std::printf("attention %lld tokens, %lld heads: gemm %.2f s, backend op %.2f s\n",
+                  static_cast<long long>(n), static_cast<long long>(heads), gemm, Now() - t);
+    }
+    return 0;
+  }
   double t0 = Now();
   auto p = oxinfer::sd::Pipeline::Load(argv[1]);
   if (!p.ok()) {
@@ -61,26 +91,27 @@ int main(int argc, char** argv) {
   gp.guidance = guidance;
   gp.width = gp.height = size;
   gp.seed = 1;
-  double last = Now();
-  const double start = last;
-  gp.observer = [&last](const std::string& name, const oxinfer::sd::Act& a) {
+  double last = Now(), last_cpu = Cpu();
+  const double start = last, start_cpu = last_cpu;
+  gp.observer = [&last, &last_cpu](const std::string& name, const oxinfer::sd::Act& a) {
     // tokens_* come right after their text encoder pass.
     if (name == "tokens_pos" || name == "tokens_neg" ||
         name.find("unet_out") != std::string::npos || name == "image_f32") {
       const double now = Now();
       double sum = 0;
       for (float v : a.d) sum += static_cast<double>(v) * v;
-      std::printf("%-16s %8.2f s  (rms %.4g)\n", name.c_str(), now - last,
-                  std::sqrt(sum / std::max<int64_t>(1, a.size())));
+      std::printf("%-16s %8.2f s wall %8.2f s cpu  (rms %.4g)\n", name.c_str(), now - last,
+                  Cpu() - last_cpu, std::sqrt(sum / std::max<int64_t>(1, a.size())));
       std::fflush(stdout);
     }
     last = Now();
+    last_cpu = Cpu();
   };
   auto img = p.value()->Generate(ops, gp);
   if (!img.ok()) {
     std::fprintf(stderr, "%s\n", std::string(img.status().message()).c_str());
     return 1;
   }
-  std::printf("total: %.2f s\n", Now() - start);
+  std::printf("total: %.2f s wall, %.2f s cpu\n", Now() - start, Cpu() - start_cpu);
   return 0;
 }

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -57,7 +58,13 @@ int32_t Open(const oxi_model_open_params* params, oxi_model** model, char* error
       sdk::WriteMessage(error, error_size, "sd: null argument");
       return OXI_INVALID_ARGUMENT;
     }
-    absl::StatusOr<std::unique_ptr<Pipeline>> p = Pipeline::Load(params->model_dir);
+    std::function<void(const char*, int, int)> progress;
+    if (OXI_HAS_FIELD(params, oxi_model_open_params, progress_ctx) && params->progress != nullptr) {
+      progress = [params](const char* what, int done, int total) {
+        params->progress(params->progress_ctx, done, total, what);
+      };
+    }
+    absl::StatusOr<std::unique_ptr<Pipeline>> p = Pipeline::Load(params->model_dir, progress);
     if (!p.ok()) {
       sdk::WriteMessage(error, error_size, std::string(p.status().message()));
       return static_cast<int32_t>(p.status().code());

@@ -113,9 +113,10 @@ TEST(Gemma4Config, Malformed) {
   EXPECT_FALSE(ParseGemma4Config("[]").ok());
   EXPECT_FALSE(ParseGemma4Config(R"({"model_type": "gemma4"})").ok());
   EXPECT_FALSE(ParseGemma4Config(R"({"model_type": "gemma4_text", "hidden_size": -1})").ok());
-  EXPECT_FALSE(ParseGemma4Config(
-                   R"({"model_type": "gemma4_text", "num_hidden_layers": 2, "layer_types": ["x", "y"]})")
-                   .ok());
+  EXPECT_FALSE(
+      ParseGemma4Config(
+          R"({"model_type": "gemma4_text", "num_hidden_layers": 2, "layer_types": ["x", "y"]})")
+          .ok());
   EXPECT_FALSE(ParseGemma4Config(R"({"model_type": "gemma4_text", "num_attention_heads": 3,
                                      "num_key_value_heads": 2})")
                    .ok());

@@ -34,7 +34,7 @@ std::string g_testdata;
 std::vector<std::string> g_backend_paths;
 
 constexpr float kTolerance = 1e-4f;
-const char* const kFixtures[] = {"e2b_like", "keqv_sharded", "dense_31b_like"};
+const char* const kFixtures[] = {"e2b_like", "keqv_sharded", "dense_31b_like", "text_only_saved"};
 
 const oxi_plugin* LoadPlugin(const std::string& path, std::string* error) {
   void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -91,14 +91,15 @@ const oxi_model_iface* ModelIface() {
     EXPECT_EQ(p->kind, OXI_PLUGIN_MODEL);
     char reason[256] = {0};
     EXPECT_GT(p->score(HostServices(), reason, sizeof reason), 0) << reason;
-    return static_cast<const oxi_model_iface*>(p->get_interface(HostServices(), reason, sizeof reason));
+    return static_cast<const oxi_model_iface*>(
+        p->get_interface(HostServices(), reason, sizeof reason));
   }();
   return iface;
 }
 
 struct Prompt {
   std::vector<int32_t> tokens, greedy;
-  std::vector<float> logits, greedy_logits;  // [T][V], [G][V]
+  std::vector<float> logits, greedy_logits;          // [T][V], [G][V]
   std::vector<float> logits_f64, greedy_logits_f64;  // the float64 run, for diagnosis
 };
 
@@ -115,7 +116,8 @@ std::vector<Prompt> LoadReference(const std::string& dir, int vocab) {
       auto t = file->GetTensor(p + name);
       ASSERT_TRUE(t.ok()) << t.status();
       using T = typename std::remove_reference<decltype(*vec)>::type::value_type;
-      ASSERT_EQ(t->dtype(), std::is_same<T, float>::value ? OXI_DTYPE_F32 : OXI_DTYPE_I32) << name;
+      const oxi_dtype want = std::is_same<T, float>::value ? OXI_DTYPE_F32 : OXI_DTYPE_I32;
+      ASSERT_EQ(t->dtype(), want) << name;
       const T* d = t->template data_as<T>();
       vec->assign(d, d + t->numel());
     };
@@ -294,7 +296,8 @@ TEST(Gemma4Probe, AcceptsFixturesAndRefusesOtherModels) {
   for (const char* f : kFixtures) {
     auto text = ReadFileToString(g_testdata + "/" + f + "/config.json");
     ASSERT_TRUE(text.ok());
-    EXPECT_GT(ModelIface()->probe(f, text->c_str(), reason, sizeof reason), 0) << f << ": " << reason;
+    EXPECT_GT(ModelIface()->probe(f, text->c_str(), reason, sizeof reason), 0)
+        << f << ": " << reason;
   }
   struct Case {
     const char* json;
@@ -392,7 +395,8 @@ TEST(Gemma4Open, ConvertsWeightsAtLoad) {
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
   if (argc < 4) {
-    std::fprintf(stderr, "usage: %s <liboxinfer_gemma4.so> <testdata dir> <backend.so>...\n", argv[0]);
+    std::fprintf(stderr, "usage: %s <liboxinfer_gemma4.so> <testdata dir> <backend.so>...\n",
+                 argv[0]);
     return 2;
   }
   oxinfer::g_plugin_path = argv[1];

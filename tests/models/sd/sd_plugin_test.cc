@@ -77,9 +77,16 @@ TEST(SdPluginTest, GeneratesAPngAndReadsItBack) {
   params.struct_size = sizeof(params);
   params.model_dir = kModel;
   params.backend = nullptr;  // the plugin's portable fallbacks
+  std::vector<std::string> loaded;
+  params.progress = [](void* ctx, double done, double total, const char* what) {
+    static_cast<std::vector<std::string>*>(ctx)->push_back(what);
+    EXPECT_LE(done, total);
+  };
+  params.progress_ctx = &loaded;
   oxi_model* model = nullptr;
   char error[512] = {0};
   ASSERT_EQ(sd->open(&params, &model, error, sizeof(error)), OXI_OK) << error;
+  EXPECT_EQ(loaded.size(), 5u);
   EXPECT_EQ(sd->forward(model, nullptr, 0, nullptr, error, sizeof(error)), OXI_UNIMPLEMENTED);
 
   oxi_image_request req{};

@@ -38,7 +38,8 @@ import numpy as np
 import torch
 import transformers
 from safetensors.torch import load_file, save_file
-from transformers import Gemma4Config, Gemma4ForConditionalGeneration
+from transformers import (Gemma4Config, Gemma4ForCausalLM, Gemma4ForConditionalGeneration,
+                          Gemma4TextConfig)
 
 GREEDY_TOKENS = 32
 
@@ -132,6 +133,38 @@ FIXTURES = [
             "use_double_wide_mlp": True,
             "vocab_size": 200,
             "vocab_size_per_layer_input": 200,
+        },
+    },
+    {
+        # A text-only checkpoint (Gemma4ForCausalLM, keys model.*) written by
+        # transformers' own save_pretrained: its config.json has model_type
+        # gemma4_text and the newer per_layer_config layout instead of
+        # global_head_dim / num_global_key_value_heads. f32, one file.
+        "name": "text_only_saved",
+        "seed": 99,
+        "dtype": torch.float32,
+        "shards": 1,
+        "extra_shared_kv_weights": False,
+        "text_only": True,
+        "text": {
+            "attention_k_eq_v": True,
+            "final_logit_softcapping": 4.0,
+            "global_head_dim": 16,
+            "head_dim": 8,
+            "hidden_size": 32,
+            "hidden_size_per_layer_input": 4,
+            "intermediate_size": 64,
+            "layer_types": [S, F, S, S, F],
+            "num_attention_heads": 2,
+            "num_global_key_value_heads": 1,
+            "num_hidden_layers": 5,
+            "num_key_value_heads": 2,
+            "num_kv_shared_layers": 2,
+            "sliding_window": 5,
+            "use_bidirectional_attention": None,
+            "use_double_wide_mlp": True,
+            "vocab_size": 160,
+            "vocab_size_per_layer_input": 160,
         },
     },
     {
@@ -275,6 +308,24 @@ def save_checkpoint(out, fx, text, sd):
         f.write(json.dumps(index, indent=2, sort_keys=True) + "\n")
 
 
+def save_text_only(out, fx, text):
+    """Gemma4ForCausalLM saved by transformers itself (its own config layout)."""
+    gen = torch.Generator().manual_seed(fx["seed"])
+    cfg = Gemma4TextConfig(**{k: v for k, v in text.items() if k not in ("model_type", "dtype")})
+    model = Gemma4ForCausalLM(cfg).float().eval()
+    randomize(model, gen)
+    model.to(fx["dtype"]).save_pretrained(out)
+    with open(os.path.join(out, "generation_config.json"), "w") as f:
+        f.write(json.dumps(GENERATION_CONFIG, indent=2, sort_keys=True) + "\n")
+    # Make the saved config deterministic (drop nothing, but fix key order).
+    path = os.path.join(out, "config.json")
+    with open(path) as f:
+        saved = json.load(f)
+    with open(path, "w") as f:
+        f.write(json.dumps(saved, indent=2, sort_keys=True) + "\n")
+    return {k: v.to(fx["dtype"]) for k, v in model.state_dict().items() if k != "lm_head.weight"}
+
+
 MIN_MARGIN = 2e-3  # greedy top-1/top-2 gap required on the whole path
 
 
@@ -331,19 +382,22 @@ def main():
         out = os.path.join(args.out, fx["name"])
         shutil.rmtree(out, ignore_errors=True)
         os.makedirs(out)
-        sd = build_state_dict(fx, text)
-        save_checkpoint(out, fx, text, sd)
+        if fx.get("text_only"):
+            sd = save_text_only(out, fx, text)
+            cls = Gemma4ForCausalLM
+        else:
+            sd = build_state_dict(fx, text)
+            save_checkpoint(out, fx, text, sd)
+            cls = Gemma4ForConditionalGeneration
 
-        model = Gemma4ForConditionalGeneration.from_pretrained(
-            out, dtype=torch.float32, attn_implementation="eager").eval()
-        model64 = Gemma4ForConditionalGeneration.from_pretrained(
-            out, dtype=torch.float64, attn_implementation="eager").eval()
+        model = cls.from_pretrained(out, dtype=torch.float32, attn_implementation="eager").eval()
+        model64 = cls.from_pretrained(out, dtype=torch.float64, attn_implementation="eager").eval()
         # The load must have used every live weight as saved (bf16 values upcast exactly).
         live = model.state_dict()
         for k, v in sd.items():
             if k in live and not torch.equal(live[k], v.float()):
                 raise RuntimeError(f"{fx['name']}: {k} did not load as saved")
-        tc = model.config.text_config
+        tc = model.config.get_text_config()
         assert tc.sliding_window == text["sliding_window"]
 
         g = np.random.RandomState(fx["seed"])
