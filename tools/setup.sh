@@ -9,7 +9,7 @@ PACKAGES=(
   g++ clang libclang-rt-14-dev  # gcc builds; clang for libFuzzer + ASan
   libabsl-dev libprotobuf-dev protobuf-compiler libre2-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  zlib1g-dev libpng-dev nlohmann-json3-dev
+  zlib1g-dev libpng-dev nlohmann-json3-dev libicu-dev
   python3                   # .ci/run's summary only; the build needs no Python packages
 )
 

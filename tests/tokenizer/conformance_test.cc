@@ -27,6 +27,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
 #include "core/tokenizer/tokenizer.h"
+#include "tests/tokenizer/shared_data.h"
 #include "core/tokenizer/utf8.h"
 #include "gtest/gtest.h"
 
@@ -51,38 +52,6 @@ struct Fixture {
   std::vector<EncodeCase> encode;
   std::vector<DecodeCase> decode;
 };
-
-bool FileExists(const std::string& path) {
-  struct stat st;
-  return stat(path.c_str(), &st) == 0;
-}
-
-std::string RunfilePath(const std::string& rel) {
-  const char* srcdir = getenv("TEST_SRCDIR");
-  const char* workspace = getenv("TEST_WORKSPACE");
-  if (srcdir != nullptr && workspace != nullptr) {
-    return absl::StrCat(srcdir, "/", workspace, "/", rel);
-  }
-  return rel;
-}
-
-std::string FindTokenizersDir() {
-  if (const char* env = getenv("OXINFER_TOKENIZERS_DIR"); env != nullptr && *env != '\0') {
-    return env;
-  }
-  char resolved[PATH_MAX];
-  const std::string fixture = RunfilePath("tests/tokenizer/testdata/qwen3.bin.gz");
-  if (realpath(fixture.c_str(), resolved) == nullptr) return "";
-  std::string dir = resolved;
-  while (true) {
-    const size_t slash = dir.rfind('/');
-    if (slash == std::string::npos || slash == 0) break;
-    dir.resize(slash);
-    const std::string candidate = dir + "/shared/data/tokenizers";
-    if (FileExists(candidate + "/qwen3/tokenizer.json")) return candidate;
-  }
-  return "";
-}
 
 class Reader {
  public:
@@ -172,7 +141,7 @@ std::string Escape(const std::string& s) {
 }
 
 void RunConformance(const std::string& name) {
-  const std::string dir = FindTokenizersDir();
+  const std::string dir = FindTokenizersDir("tests/tokenizer/testdata/qwen3.bin.gz");
   if (dir.empty()) {
     GTEST_SKIP() << "tokenizer.json test data not found: set OXINFER_TOKENIZERS_DIR or place "
                     "the repo next to shared/data/tokenizers";
@@ -256,7 +225,7 @@ TEST(TokenizerConformance, Qwen3) { RunConformance("qwen3"); }
 // The known encodings quoted in shared/data/tokenizers/README.md (they agree
 // with Python tokenizers 0.23).
 TEST(TokenizerConformance, ReadmeExamples) {
-  const std::string dir = FindTokenizersDir();
+  const std::string dir = FindTokenizersDir("tests/tokenizer/testdata/qwen3.bin.gz");
   if (dir.empty()) GTEST_SKIP() << "tokenizer.json test data not found";
   const std::string text =
       "Hello, my dog is cute. \xE6\x97\xA5\xE6\x9C\xAC\xE8\xAA\x9E "
@@ -276,7 +245,7 @@ TEST(TokenizerConformance, ReadmeExamples) {
 
 // Encode is thread-safe (shared BPE cache): two threads, same results.
 TEST(TokenizerConformance, ConcurrentEncode) {
-  const std::string dir = FindTokenizersDir();
+  const std::string dir = FindTokenizersDir("tests/tokenizer/testdata/qwen3.bin.gz");
   if (dir.empty()) GTEST_SKIP() << "tokenizer.json test data not found";
   Fixture fx;
   ASSERT_TRUE(LoadFixture(RunfilePath("tests/tokenizer/testdata/qwen3.bin.gz"), &fx));

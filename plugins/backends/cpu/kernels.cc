@@ -408,12 +408,13 @@ float Dot(const float* a, const float* b, int64_t n) {
 // kernels read: natural int8, |q| and a block-pair interleaved copy (x86).
 struct QuantAct {
   int64_t m = 0, k = 0, nb = 0;
-  int64_t nbp = 0;        // row stride of d and nsum: nb rounded up to 8
-  int8_t* qs = nullptr;   // [m][k]
-  float* d = nullptr;     // [m][nbp] f16-rounded block scales, zero padded
-  float* nsum = nullptr;  // [m][nbp] -8 * sum of q per block (Q4_0's offset)
-  int8_t* aqs = nullptr;  // [m][k] |q| (x86, Q8_0 weights)
-  int8_t* pqs = nullptr;  // [m][k] pairs interleaved by half-block (x86, Q4_0)
+  int64_t nbp = 0;          // row stride of d and nsum: nb rounded up to 8
+  int8_t* qs = nullptr;     // [m][k]
+  float* d = nullptr;       // [m][nbp] f16-rounded block scales, zero padded
+  float* nsum = nullptr;    // [m][nbp] -8 * sum of q per block (Q4_0's offset)
+  int8_t* aqs = nullptr;    // [m][k] |q| (x86, Q8_0 weights)
+  int8_t* pqs = nullptr;    // [m][k] pairs interleaved by half-block (x86, Q4_0)
+  int32_t* corr = nullptr;  // [m][nb/2][8]: -8*sum of q in lanes 0 and 4 (x86, Q4_0)
 };
 
 QuantAct QuantizeActivations(const float* x, int64_t m, int64_t k, oxi_dtype wt) {
@@ -529,8 +530,7 @@ void QuantRowsRef(const QuantAct& a, const uint8_t* w, oxi_dtype wt, int64_t row
 // every cache line of the row too, and pays its memory latency twice.
 template <typename Block>
 inline __m128 PairScales(const Block* blk, int64_t b) {
-  const uint32_t dd =
-      static_cast<uint32_t>(blk[b].d) | (static_cast<uint32_t>(blk[b + 1].d) << 16);
+  const uint32_t dd = static_cast<uint32_t>(blk[b].d) | (static_cast<uint32_t>(blk[b + 1].d) << 16);
   return _mm_cvtph_ps(_mm_cvtsi32_si128(static_cast<int>(dd)));
 }
 inline __m128 LoadPair(const float* p) {
@@ -908,7 +908,7 @@ void DenseDecodeX86(const float* x, int64_t m, int64_t k, const uint8_t* w, int6
 constexpr int64_t kMR = 6;    // activation rows per register tile
 constexpr int64_t kNR = 16;   // weight rows (output columns) per register tile
 constexpr int64_t kKC = 256;  // k per packed block: a 16 KiB micro-panel in L1
-constexpr int64_t kNC = 48;   // weight rows per packed block (48 KiB, in L2)
+constexpr int64_t kNC = 64;   // weight rows per packed block (64 KiB, in L2)
 
 template <int RM>
 void GemmMicro(const float* x, int64_t ldx, const float* bp, int64_t kc, float* y, int64_t ldy,

@@ -10,7 +10,8 @@
 namespace oxinfer {
 namespace sd {
 
-absl::StatusOr<ClipTextEncoder> ClipTextEncoder::Load(const std::string& dir) {
+absl::StatusOr<ClipTextEncoder> ClipTextEncoder::Load(const std::string& dir,
+                                                      oxi_dtype weight_dtype) {
   nlohmann::json cfg;
   SD_ASSIGN(cfg, ReadJsonFile(dir + "/config.json"));
   ClipTextEncoder e;
@@ -34,7 +35,7 @@ absl::StatusOr<ClipTextEncoder> ClipTextEncoder::Load(const std::string& dir) {
     return absl::InvalidArgumentError(absl::StrCat(dir, ": inconsistent CLIP config"));
   }
   WeightStore w;
-  SD_ASSIGN(w, WeightStore::Open(dir));
+  SD_ASSIGN(w, WeightStore::Open(dir, weight_dtype));
   std::vector<int64_t> shape;
   SD_ASSIGN(e.tok_emb_, w.Floats("embeddings.token_embedding.weight", &shape));
   if (shape.size() != 2 || shape[1] != e.hidden_) {

@@ -16,7 +16,9 @@ namespace sd {
 class ClipTextEncoder {
  public:
   // dir: text_encoder/ with config.json and the weights.
-  static absl::StatusOr<ClipTextEncoder> Load(const std::string& dir);
+  // weight_dtype: as WeightStore::Open's storage.
+  static absl::StatusOr<ClipTextEncoder> Load(const std::string& dir,
+                                              oxi_dtype weight_dtype = OXI_DTYPE_F32);
 
   // ids [len] -> [1][1][len][hidden].
   absl::StatusOr<Act> Encode(const Ops& ops, const std::vector<int32_t>& ids) const;

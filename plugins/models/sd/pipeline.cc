@@ -50,7 +50,8 @@ bool IsStableDiffusionIndex(const std::string& text, std::string* reason) {
 }
 
 absl::StatusOr<std::unique_ptr<Pipeline>> Pipeline::Load(
-    const std::string& dir, const std::function<void(const char*, int, int)>& progress) {
+    const std::string& dir, const std::function<void(const char*, int, int)>& progress,
+    oxi_dtype weight_dtype) {
   const auto report = [&progress](const char* what, int done) {
     if (progress) progress(what, done, 4);
   };
@@ -64,14 +65,14 @@ absl::StatusOr<std::unique_ptr<Pipeline>> Pipeline::Load(
   report("tokenizer", 0);
   SD_ASSIGN(p->tokenizer_, ClipTokenizer::Load(dir + "/tokenizer"));
   report("text_encoder", 1);
-  SD_ASSIGN(p->text_, ClipTextEncoder::Load(dir + "/text_encoder"));
+  SD_ASSIGN(p->text_, ClipTextEncoder::Load(dir + "/text_encoder", weight_dtype));
   if (p->tokenizer_.max_length() > p->text_.max_positions()) {
     p->tokenizer_.set_max_length(static_cast<int>(p->text_.max_positions()));
   }
   report("unet", 2);
-  SD_ASSIGN(p->unet_, UNet::Load(dir + "/unet"));
+  SD_ASSIGN(p->unet_, UNet::Load(dir + "/unet", weight_dtype));
   report("vae", 3);
-  SD_ASSIGN(p->vae_, VaeDecoder::Load(dir + "/vae"));
+  SD_ASSIGN(p->vae_, VaeDecoder::Load(dir + "/vae", weight_dtype));
   report("vae", 4);
   if (p->unet_.cross_dim() != p->text_.hidden()) {
     return absl::InvalidArgumentError(

@@ -53,10 +53,13 @@ struct Image {
 
 class Pipeline {
  public:
-  // progress (optional) is told each component as it is loaded: (name, done, total).
+  // progress (optional) is told each component as it is loaded: (name, done,
+  // total). weight_dtype: the dtype the matmul / conv weights are held in
+  // (F32, F16, BF16; OXI_DTYPE_INVALID: f16 / bf16 files as stored).
   static absl::StatusOr<std::unique_ptr<Pipeline>> Load(
       const std::string& model_dir,
-      const std::function<void(const char*, int, int)>& progress = nullptr);
+      const std::function<void(const char*, int, int)>& progress = nullptr,
+      oxi_dtype weight_dtype = OXI_DTYPE_F32);
 
   absl::StatusOr<Image> Generate(const Ops& ops, const GenerateParams& params) const;
 

@@ -78,7 +78,8 @@ int main(int argc, char** argv) {
     return 0;
   }
   double t0 = Now();
-  auto p = oxinfer::sd::Pipeline::Load(argv[1]);
+  // Weights as stored, as the plugin loads them (f16 files stay f16).
+  auto p = oxinfer::sd::Pipeline::Load(argv[1], nullptr, OXI_DTYPE_INVALID);
   if (!p.ok()) {
     std::fprintf(stderr, "%s\n", std::string(p.status().message()).c_str());
     return 1;

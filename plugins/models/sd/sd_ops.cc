@@ -20,15 +20,45 @@ absl::Status BackendStatus(int32_t code, const char* op) {
 #define SD_HAS(op) \
   (be_ != nullptr && OXI_HAS_FIELD(be_, oxi_backend_iface, op) && be_->op != nullptr)
 
+void Linear::StoreAs(oxi_dtype t) {
+  if (t != OXI_DTYPE_F16 && t != OXI_DTYPE_BF16) t = OXI_DTYPE_F32;
+  if (t == dtype) return;
+  if (dtype != OXI_DTYPE_F32) {  // back to f32 first
+    w.resize(w16.size());
+    for (size_t i = 0; i < w16.size(); ++i) {
+      w[i] = dtype == OXI_DTYPE_F16 ? oxi_f16_to_f32(w16[i]) : oxi_bf16_to_f32(w16[i]);
+    }
+    w16 = std::vector<uint16_t>();
+    dtype = OXI_DTYPE_F32;
+  }
+  if (t == OXI_DTYPE_F32) return;
+  w16.resize(w.size());
+  for (size_t i = 0; i < w.size(); ++i) {
+    w16[i] = t == OXI_DTYPE_F16 ? oxi_f32_to_f16(w[i]) : oxi_f32_to_bf16(w[i]);
+  }
+  w = std::vector<float>();
+  dtype = t;
+}
+
 absl::Status Ops::MatMul(const float* x, int64_t m, const Linear& l, float* y) const {
   if (m == 0) return absl::OkStatus();
   if (SD_HAS(matmul)) {
-    absl::Status s = BackendStatus(
-        be_->matmul(be_->self, x, m, l.in, l.w.data(), OXI_DTYPE_F32, l.out, y), "matmul");
+    const void* wp = l.dtype == OXI_DTYPE_F32 ? static_cast<const void*>(l.w.data())
+                                              : static_cast<const void*>(l.w16.data());
+    absl::Status s =
+        BackendStatus(be_->matmul(be_->self, x, m, l.in, wp, l.dtype, l.out, y), "matmul");
     if (!s.ok()) return s;
   } else {
     const int64_t k = l.in, n = l.out;
-    const float* w = l.w.data();
+    std::vector<float> converted;
+    if (l.dtype != OXI_DTYPE_F32) {
+      Linear tmp;
+      tmp.dtype = l.dtype;
+      tmp.w16 = l.w16;
+      tmp.StoreAs(OXI_DTYPE_F32);
+      converted = std::move(tmp.w);
+    }
+    const float* w = l.dtype == OXI_DTYPE_F32 ? l.w.data() : converted.data();
     sdk::ParallelFor(host_, m, 1, [&](int64_t begin, int64_t end, int32_t) {
       for (int64_t i = begin; i < end; ++i) {
         const float* xi = x + i * k;

@@ -29,11 +29,17 @@ struct Act {
   const float* data() const { return d.data(); }
 };
 
-// y = x W^T + b with W [out][in] (HF Linear layout), float32.
+// y = x W^T + b with W [out][in] (HF Linear layout). The weights are held
+// as f32 (w) or, to halve memory, f16 / bf16 (w16), as the backend's matmul
+// takes them; the bias is f32.
 struct Linear {
   int64_t in = 0, out = 0;
-  std::vector<float> w;  // [out][in]
-  std::vector<float> b;  // [out] or empty
+  oxi_dtype dtype = OXI_DTYPE_F32;
+  std::vector<float> w;       // [out][in] when dtype is F32
+  std::vector<uint16_t> w16;  // [out][in] when dtype is F16 or BF16
+  std::vector<float> b;       // [out] or empty
+  // Converts the weights to `dtype` (F32, F16 or BF16; others: F32).
+  void StoreAs(oxi_dtype dtype);
 };
 
 // A 2-D convolution stored as a Linear over the im2col row: W [out][kh][kw][in].

@@ -64,7 +64,17 @@ int32_t Open(const oxi_model_open_params* params, oxi_model** model, char* error
         params->progress(params->progress_ctx, done, total, what);
       };
     }
-    absl::StatusOr<std::unique_ptr<Pipeline>> p = Pipeline::Load(params->model_dir, progress);
+    // Weights as stored (f16 / bf16 files stay 16-bit, f32 stays f32) unless
+    // the host asks for f32, f16 or bf16; the block formats (Q8_0, Q4_0) do
+    // not fit the convolutions' row lengths and are treated as "as stored".
+    oxi_dtype storage = OXI_DTYPE_INVALID;
+    if (OXI_HAS_FIELD(params, oxi_model_open_params, weight_dtype) &&
+        (params->weight_dtype == OXI_DTYPE_F32 || params->weight_dtype == OXI_DTYPE_F16 ||
+         params->weight_dtype == OXI_DTYPE_BF16)) {
+      storage = params->weight_dtype;
+    }
+    absl::StatusOr<std::unique_ptr<Pipeline>> p =
+        Pipeline::Load(params->model_dir, progress, storage);
     if (!p.ok()) {
       sdk::WriteMessage(error, error_size, std::string(p.status().message()));
       return static_cast<int32_t>(p.status().code());

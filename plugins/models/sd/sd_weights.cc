@@ -20,7 +20,14 @@ bool FileExists(const std::string& path) {
 
 }  // namespace
 
-absl::StatusOr<WeightStore> WeightStore::Open(const std::string& component_dir) {
+oxi_dtype WeightStore::StorageFor(oxi_dtype stored) const {
+  if (storage_ == OXI_DTYPE_INVALID) {
+    return stored == OXI_DTYPE_F16 || stored == OXI_DTYPE_BF16 ? stored : OXI_DTYPE_F32;
+  }
+  return storage_;
+}
+
+absl::StatusOr<WeightStore> WeightStore::Open(const std::string& component_dir, oxi_dtype storage) {
   static const char* kNames[] = {
       "diffusion_pytorch_model.safetensors",
       "diffusion_pytorch_model.safetensors.index.json",
@@ -38,6 +45,7 @@ absl::StatusOr<WeightStore> WeightStore::Open(const std::string& component_dir) 
     if (!w.ok()) return w.status();
     WeightStore store;
     store.source_ = path;
+    store.storage_ = storage;
     store.weights_ = std::make_shared<ModelWeights>(*std::move(w));
     return store;
   }
@@ -120,6 +128,7 @@ absl::StatusOr<Linear> WeightStore::GetLinear(const std::string& prefix) const {
     }
     l.b = *std::move(b);
   }
+  l.StoreAs(StorageFor(Resolve(prefix + ".weight")->dtype));
   return l;
 }
 
@@ -152,6 +161,7 @@ absl::StatusOr<Conv> WeightStore::GetConv(const std::string& prefix, int64_t str
     if (!b.ok()) return b.status();
     c.lin.b = *std::move(b);
   }
+  c.lin.StoreAs(StorageFor(Resolve(prefix + ".weight")->dtype));
   return c;
 }
 

@@ -20,7 +20,10 @@ class WeightStore {
  public:
   // component_dir holds diffusion_pytorch_model[.fp16].safetensors or
   // model[.fp16].safetensors (or a sharded index of either).
-  static absl::StatusOr<WeightStore> Open(const std::string& component_dir);
+  // storage: the dtype Linear / Conv weights are held in: F32, F16 or BF16;
+  // OXI_DTYPE_INVALID keeps f16 and bf16 tensors as stored (f32 otherwise).
+  static absl::StatusOr<WeightStore> Open(const std::string& component_dir,
+                                          oxi_dtype storage = OXI_DTYPE_F32);
 
   bool Has(const std::string& name) const { return Resolve(name) != nullptr; }
   // Any float tensor as f32, with its shape.
@@ -36,6 +39,9 @@ class WeightStore {
 
  private:
   const TensorInfo* Resolve(const std::string& name, std::string* resolved = nullptr) const;
+  // The storage dtype for a weight read from a tensor of `stored`.
+  oxi_dtype StorageFor(oxi_dtype stored) const;
+  oxi_dtype storage_ = OXI_DTYPE_F32;
   std::string source_;
   std::shared_ptr<ModelWeights> weights_;
 };

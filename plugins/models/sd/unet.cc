@@ -51,7 +51,7 @@ absl::Status ResBlock::Forward(const Ops& ops, const Act& x, const Act* t, Act* 
   return ops.AddInPlace(out->data(), x.data(), out->size());
 }
 
-absl::StatusOr<UNet> UNet::Load(const std::string& dir) {
+absl::StatusOr<UNet> UNet::Load(const std::string& dir, oxi_dtype weight_dtype) {
   nlohmann::json cfg;
   SD_ASSIGN(cfg, ReadJsonFile(dir + "/config.json"));
   UNet u;
@@ -100,7 +100,7 @@ absl::StatusOr<UNet> UNet::Load(const std::string& dir) {
   }
   u.c0_ = ch[0];
   WeightStore w;
-  SD_ASSIGN(w, WeightStore::Open(dir));
+  SD_ASSIGN(w, WeightStore::Open(dir, weight_dtype));
   SD_ASSIGN(u.conv_in_, w.GetConv("conv_in", 1, 1));
   SD_ASSIGN(u.time1_, w.GetLinear("time_embedding.linear_1"));
   SD_ASSIGN(u.time2_, w.GetLinear("time_embedding.linear_2"));

@@ -32,7 +32,8 @@ struct ResBlock {
 
 class UNet {
  public:
-  static absl::StatusOr<UNet> Load(const std::string& dir);
+  // weight_dtype: as WeightStore::Open's storage.
+  static absl::StatusOr<UNet> Load(const std::string& dir, oxi_dtype weight_dtype = OXI_DTYPE_F32);
 
   // sample [n][h][w][in_channels], one timestep for all, ctx [n][1][len][cross_dim].
   absl::StatusOr<Act> Forward(const Ops& ops, const Act& sample, float timestep,

@@ -9,7 +9,7 @@
 namespace oxinfer {
 namespace sd {
 
-absl::StatusOr<VaeDecoder> VaeDecoder::Load(const std::string& dir) {
+absl::StatusOr<VaeDecoder> VaeDecoder::Load(const std::string& dir, oxi_dtype weight_dtype) {
   nlohmann::json cfg;
   SD_ASSIGN(cfg, ReadJsonFile(dir + "/config.json"));
   VaeDecoder v;
@@ -30,7 +30,7 @@ absl::StatusOr<VaeDecoder> VaeDecoder::Load(const std::string& dir) {
   if (ch.empty()) return absl::InvalidArgumentError("vae: empty block_out_channels");
   const float eps = 1e-6f;
   WeightStore w;
-  SD_ASSIGN(w, WeightStore::Open(dir));
+  SD_ASSIGN(w, WeightStore::Open(dir, weight_dtype));
   if (v.has_post_quant_) SD_ASSIGN(v.post_quant_, w.GetConv("post_quant_conv", 1, 0));
   SD_ASSIGN(v.conv_in_, w.GetConv("decoder.conv_in", 1, 1));
   SD_RETURN_IF_ERROR(v.mid0_.Load(w, "decoder.mid_block.resnets.0.", groups, eps));

@@ -16,7 +16,9 @@ namespace sd {
 
 class VaeDecoder {
  public:
-  static absl::StatusOr<VaeDecoder> Load(const std::string& dir);
+  // weight_dtype: as WeightStore::Open's storage.
+  static absl::StatusOr<VaeDecoder> Load(const std::string& dir,
+                                         oxi_dtype weight_dtype = OXI_DTYPE_F32);
 
   // Latents already divided by scaling_factor: [n][h][w][latent] -> [n][8h][8w][3].
   absl::StatusOr<Act> Decode(const Ops& ops, const Act& z) const;

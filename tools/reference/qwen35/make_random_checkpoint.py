@@ -16,6 +16,8 @@ tools/reference/gemma4/make_random_checkpoint.py), A_log = log(8) everywhere;
 disk-bound instead of RNG-bound. --max-shard-gb X (with --fast): Hugging Face
 shards model-0000i-of-0000N.safetensors of at most X GB plus
 model.safetensors.index.json (0, the default: one model.safetensors).
+--sparse (with --fast): the big matrices are holes (zeros) in sparse files: a
+load and speed test without writing 55 GB; load time excludes disk reads.
 """
 
 import argparse
@@ -41,6 +43,8 @@ def main():
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--fast", action="store_true")
     ap.add_argument("--max-shard-gb", type=float, default=0.0)
+    ap.add_argument("--sparse", action="store_true",
+                    help="with --fast: big matrices are file holes (zeros); see the Gemma 4 writer")
     args = ap.parse_args()
     if args.fast:
         return write_fast(args)
@@ -112,7 +116,7 @@ def write_fast(args):
     if total > free - (1 << 30):
         raise SystemExit(f"needs {total / 1e9:.1f} GB, {free / 1e9:.1f} GB free in {args.out_dir}")
     shards = g.plan_shards(names, tensors, int(args.max_shard_gb * 1e9))
-    filler = g.Filler(args.seed)
+    filler = g.Filler(args.seed, args.sparse)
     t0 = time.time()
     if len(shards) == 1:
         g.write_shard(os.path.join(args.out_dir, "model.safetensors"), shards[0], tensors, filler, fast_rule)
