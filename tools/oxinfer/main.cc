@@ -219,7 +219,7 @@ int Main(int argc, char** argv) {
   open.context_length = absl::GetFlag(FLAGS_context);
   ProgressBar loading("loading");
   open.progress = [&](double done, double total, const std::string& what) {
-    loading.Update(done, total, what, "B");
+    loading.Update(done, total, what, "%");
   };
   auto model = ModelInstance::Open(registry, model_dir, compute, open);
   loading.Finish();

@@ -42,8 +42,10 @@ void ProgressBar::Update(double done, double total, const std::string& what,
   bar.append(kWidth - filled, '.');
   std::string rate;
   if (unit == "B" && elapsed > 0) rate = absl::StrFormat(", %s/s", Amount(done / elapsed, unit));
-  last_line_ = absl::StrFormat("%s [%s] %3.0f%% %s/%s%s %s", label_, bar, frac * 100,
-                               Amount(done, unit), Amount(total, unit), rate, what);
+  // unit "%": plugins count in units of their own; show the share only.
+  const std::string amounts =
+      unit == "%" ? "" : absl::StrFormat(" %s/%s%s", Amount(done, unit), Amount(total, unit), rate);
+  last_line_ = absl::StrFormat("%s [%s] %3.0f%%%s %s", label_, bar, frac * 100, amounts, what);
   if (tty_) {
     std::fprintf(stderr, "\r%s\033[K", last_line_.c_str());
     std::fflush(stderr);

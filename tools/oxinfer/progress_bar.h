@@ -15,7 +15,8 @@ class ProgressBar {
   explicit ProgressBar(std::string label);
   ~ProgressBar();  // finishes the line if anything was drawn
 
-  // done of total units; `unit` "B" formats bytes (KB, MB, GB).
+  // done of total units; `unit` "B" formats bytes (KB, MB, GB), "%" shows
+  // only the share done.
   void Update(double done, double total, const std::string& what = "", const std::string& unit = "");
   void Finish();
 
