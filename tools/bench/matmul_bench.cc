@@ -138,6 +138,47 @@ void BM_Prefill(benchmark::State& state) {
   state.SetLabel(std::string(oxi_dtype_name(t)) + " threads=" + std::to_string(threads));
 }
 
+// Decode attention: one query token against a long KV cache (grouped-query:
+// n_heads query heads share n_kv_heads KV heads), KV bytes read per second.
+void BM_AttentionDecode(benchmark::State& state) {
+  const int64_t n_kv = state.range(0);
+  const int32_t n_heads = static_cast<int32_t>(state.range(1));
+  const int32_t n_kv_heads = static_cast<int32_t>(state.range(2));
+  const int32_t hd = 256;
+  oxinfer::ThreadPool::SetGlobalThreads(static_cast<int>(state.range(3)));
+  std::vector<float> q(n_heads * hd, 0.01f), out(n_heads * hd);
+  std::vector<float> k(n_kv * n_kv_heads * hd), v(n_kv * n_kv_heads * hd);
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  for (float& f : k) f = dist(rng);
+  for (float& f : v) f = dist(rng);
+  std::vector<int32_t> kv_pos(n_kv);
+  for (int64_t i = 0; i < n_kv; ++i) kv_pos[i] = static_cast<int32_t>(i);
+  const int32_t q_pos = static_cast<int32_t>(n_kv);
+  oxi_attention_params p = {};
+  p.struct_size = sizeof p;
+  p.n_q = 1;
+  p.n_kv = n_kv;
+  p.n_heads = n_heads;
+  p.n_kv_heads = n_kv_heads;
+  p.head_dim = p.v_head_dim = hd;
+  p.q = q.data();
+  p.k = k.data();
+  p.v = v.data();
+  p.q_pos = &q_pos;
+  p.kv_pos = kv_pos.data();
+  p.out = out.data();
+  p.scale = 0.0625f;
+  p.causal = 1;
+  const oxi_backend_iface* b = Backend();
+  for (auto _ : state) {
+    b->attention(b->self, &p);
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * 2 * n_kv * n_kv_heads * hd *
+                          4);
+}
+
 void DecodeArgs(benchmark::internal::Benchmark* b) {
   for (int t = 0; t < 5; ++t) {
     for (int threads : {1, 2}) b->Args({t, threads, 1});
@@ -152,6 +193,12 @@ void PrefillArgs(benchmark::internal::Benchmark* b) {
 }
 
 BENCHMARK(BM_Decode)->Apply(DecodeArgs)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_AttentionDecode)
+    ->Args({4096, 8, 1, 1})
+    ->Args({4096, 8, 1, 2})
+    ->Args({4096, 16, 8, 2})
+    ->UseRealTime()
+    ->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_DecodeCached)
     ->ArgsProduct({{0, 1, 2, 3, 4}, {64, 256}})
     ->Unit(benchmark::kMicrosecond);

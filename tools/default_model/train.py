@@ -190,7 +190,7 @@ def chat_text(rng, chapters):
         user, reply = " ".join(words[:cut]), " ".join(words[cut:] + ch[i + 1:i + n])
     else:
         user = rng.choice(["Tell me a story.", "Say something.", "Hello!", "Write a few sentences.",
-                           "What do you know?", "Hi, who are you?", "Continue.", "Once upon a time"])
+                           "What do you know?", "Hi, who are you?", "Continue."])
         reply = " ".join(ch[i:i + n])
     msgs = []
     if rng.random() < 0.8:
@@ -292,7 +292,7 @@ def stage_train(model, train, val, chat, args):
             el = time.time() - t0
             log("step %d/%d loss %.3f (ema %.3f) lr %.2e  %.0f s, %.0f tok/s" % (
                 step, args.steps, loss.item(), ema, lr_at(step), el, (step + 1) * args.batch * args.seq / el))
-        if (step + 1) % 500 == 0 or step == args.steps - 1:
+        if (step + 1) % 250 == 0 or step == args.steps - 1:
             v = evaluate()
             history.append({"step": step + 1, "train_loss_ema": round(ema, 4), "val_loss": round(v, 4),
                             "seconds": round(time.time() - t0, 1)})

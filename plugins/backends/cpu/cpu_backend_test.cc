@@ -670,6 +670,11 @@ TEST(CpuAttention, MatchesNaiveImplementation) {
       {"bidirectional", 4, 10, 2, 2, 8, 8, 30.0f, 0, 0, false, false},
       {"nothing visible", 2, 6, 2, 1, 8, 8, 0.0f, 1, 0, false, false},
       {"odd dims", 3, 33, 3, 1, 19, 13, 0.0f, 1, 0, false, false},
+      {"gqa group split", 2, 30, 8, 1, 16, 16, 0.0f, 1, 9, false, false},
+      {"gqa uneven split", 1, 25, 6, 1, 32, 32, 20.0f, 1, 0, false, false},
+      {"gqa prefill wide group", 8, 40, 8, 1, 64, 48, 0.0f, 1, 0, false, false},
+      {"gqa group of 6 odd dims", 9, 21, 12, 2, 20, 40, 0.0f, 1, 7, false, false},
+      {"gqa ring group", 8, 16, 8, 1, 32, 32, 0.0f, 1, 0, true, false},
   };
   uint32_t seed = 100;
   for (const AttnCase& c : cases) {
@@ -688,6 +693,9 @@ TEST(CpuAttention, MatchesNaiveImplementation) {
       for (int64_t i = 0; i < c.n_kv; ++i) kv_pos[i] = 20 + static_cast<int32_t>((i + 5) % 16);
       kv_pos[3] = -1;
       kv_pos[11] = -1;
+      // Never-written slots may hold anything: they must not be read.
+      for (int64_t e = 0; e < kw; ++e) kbuf[3 * kw + e] = NAN;
+      for (int64_t e = 0; e < vw; ++e) vbuf[11 * vw + e] = NAN;
       for (int64_t t = 0; t < c.n_q; ++t) q_pos[t] = 33 + static_cast<int32_t>(t);
     }
     if (std::string(c.name) == "nothing visible") {

@@ -445,7 +445,19 @@ QuantAct QuantizeActivations(const float* x, int64_t m, int64_t k, oxi_dtype wt)
       int8_t* q = a.qs + i * k + b * OXI_QK;
       a.d[i * a.nbp + b] = oxi_f16_to_f32(QuantizeBlockQ8(x + i * k + b * OXI_QK, q));
       int32_t sum = 0;
+#if OXI_KERNELS_X86
+      // Per-call overhead matters for small decode matmuls.
+      const __m256i s16 = _mm256_maddubs_epi16(
+          _mm256_set1_epi8(1), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q)));
+      __m128i s32 = _mm_madd_epi16(
+          _mm_add_epi16(_mm256_castsi256_si128(s16), _mm256_extracti128_si256(s16, 1)),
+          _mm_set1_epi16(1));
+      s32 = _mm_add_epi32(s32, _mm_shuffle_epi32(s32, 0x4e));
+      s32 = _mm_add_epi32(s32, _mm_shuffle_epi32(s32, 0xb1));
+      sum = _mm_cvtsi128_si32(s32);
+#else
       for (int j = 0; j < OXI_QK; ++j) sum += q[j];
+#endif
       a.nsum[i * a.nbp + b] = static_cast<float>(-8 * sum);
     }
   }
@@ -1376,6 +1388,73 @@ void Axpy(float a, const float* x, int64_t n, float* y) {
   for (; i < n; ++i) y[i] += a * x[i];
 }
 
+// out[g * ldo] = dot(q + g * ldq, k) for g < nq: K rows are read once for all
+// the query heads that share them.
+void MultiDot(const float* q, int64_t ldq, int32_t nq, const float* k, int64_t n, float* out,
+              int64_t ldo) {
+  int32_t g = 0;
+#if OXI_KERNELS_X86
+  for (; g + 4 <= nq; g += 4) {
+    __m256 acc[4];
+    for (int r = 0; r < 4; ++r) acc[r] = _mm256_setzero_ps();
+    int64_t d = 0;
+    for (; d + 8 <= n; d += 8) {
+      const __m256 kv = _mm256_loadu_ps(k + d);
+#pragma GCC unroll 4
+      for (int r = 0; r < 4; ++r) {
+        acc[r] = _mm256_fmadd_ps(_mm256_loadu_ps(q + (g + r) * ldq + d), kv, acc[r]);
+      }
+    }
+    for (int r = 0; r < 4; ++r) {
+      float s = Hsum(acc[r]);
+      for (int64_t e = d; e < n; ++e) s += q[(g + r) * ldq + e] * k[e];
+      out[(g + r) * ldo] = s;
+    }
+  }
+#endif
+  for (; g < nq; ++g) out[g * ldo] = Dot(q + g * ldq, k, n);
+}
+
+// o[g][:] = sum_j p[g * ldp + j] * v[vis[j] * vs + :] for g < ng, with the
+// output held in registers across all slots (x86), so V is read once per
+// group and nothing is stored per slot.
+void WeightedRows(const float* p, int64_t ldp, int32_t ng, const int32_t* vis, int64_t n_vis,
+                  const float* v, int64_t vs, int32_t vd, float* o) {
+  int32_t g = 0;
+#if OXI_KERNELS_X86
+  for (; g + 4 <= ng; g += 4) {
+    int32_t d = 0;
+    for (; d + 16 <= vd; d += 16) {
+      __m256 acc[4][2];
+      for (int r = 0; r < 4; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_ps();
+      for (int64_t j = 0; j < n_vis; ++j) {
+        const float* vr = v + vis[j] * vs + d;
+        const __m256 v0 = _mm256_loadu_ps(vr), v1 = _mm256_loadu_ps(vr + 8);
+#pragma GCC unroll 4
+        for (int r = 0; r < 4; ++r) {
+          const __m256 e = _mm256_broadcast_ss(p + (g + r) * ldp + j);
+          acc[r][0] = _mm256_fmadd_ps(e, v0, acc[r][0]);
+          acc[r][1] = _mm256_fmadd_ps(e, v1, acc[r][1]);
+        }
+      }
+      for (int r = 0; r < 4; ++r) {
+        _mm256_storeu_ps(o + (g + r) * vd + d, acc[r][0]);
+        _mm256_storeu_ps(o + (g + r) * vd + d + 8, acc[r][1]);
+      }
+    }
+    for (int64_t j = 0; j < n_vis && d < vd; ++j) {
+      for (int r = 0; r < 4; ++r) {
+        const float e = p[(g + r) * ldp + j];
+        for (int32_t c = d; c < vd; ++c) o[(g + r) * vd + c] += e * v[vis[j] * vs + c];
+      }
+    }
+  }
+#endif
+  for (; g < ng; ++g) {
+    for (int64_t j = 0; j < n_vis; ++j) Axpy(p[g * ldp + j], v + vis[j] * vs, vd, o + g * vd);
+  }
+}
+
 int32_t Attention(void*, const oxi_attention_params* p) {
   if (p == nullptr || !OXI_HAS_FIELD(p, oxi_attention_params, window)) return OXI_INVALID_ARGUMENT;
   const int64_t n_q = p->n_q, n_kv = p->n_kv;
@@ -1396,42 +1475,62 @@ int32_t Attention(void*, const oxi_attention_params* p) {
   }
   const int32_t group = nh / nkvh;
   const float scale = p->scale, softcap = p->softcap;
-  Parallel(n_q * nh, 1, [&](int64_t w0, int64_t w1) {
-    float* sc = static_cast<float*>(Scratch(kScratchScores, (n_kv + 8) * sizeof(float)));
+  // The query heads that share a KV head are processed together, so each K
+  // and V row is read once per group rather than once per head (GQA). Groups
+  // are split when there would be too few work items for the pool (decode
+  // with one KV head).
+  const int64_t threads =
+      g_host != nullptr && g_host->num_threads != nullptr ? g_host->num_threads() : 1;
+  int32_t split = 1;
+  while (n_q * nkvh * split < threads && split < group) split *= 2;
+  const int32_t gs = (group + split - 1) / split;
+  const int64_t items = n_q * nkvh * split;
+  Parallel(items, 1, [&](int64_t w0, int64_t w1) {
+    // Scores [gs][n_kv], then the visible slots' indices.
+    float* sc =
+        static_cast<float*>(Scratch(kScratchScores, (gs * n_kv + n_kv + 16) * sizeof(float)));
+    int32_t* vis = reinterpret_cast<int32_t*>(sc + gs * n_kv + 8);
     for (int64_t w = w0; w < w1; ++w) {
-      const int64_t t = w / nh;
-      const int32_t h = static_cast<int32_t>(w % nh);
-      const int32_t kvh = h / group;
-      const float* q = p->q + (t * nh + h) * hd;
-      float* o = p->out + (t * nh + h) * vd;
+      const int64_t t = w / (nkvh * split);
+      const int32_t kvh = static_cast<int32_t>(w / split % nkvh);
+      const int32_t h0 = kvh * group + static_cast<int32_t>(w % split) * gs;
+      const int32_t nhg = std::min(gs, kvh * group + group - h0);
+      if (nhg <= 0) continue;
       const int32_t qp = p->q_pos[t];
-      float mx = -std::numeric_limits<float>::infinity();
-      bool any = false;
+      const float* qg = p->q + (t * nh + h0) * hd;  // nhg consecutive heads
+      float* og = p->out + (t * nh + h0) * vd;
+      for (int64_t e = 0; e < static_cast<int64_t>(nhg) * vd; ++e) og[e] = 0.0f;
+      int64_t n_vis = 0;
       for (int64_t i = 0; i < n_kv; ++i) {
         const int32_t kp = p->kv_pos[i];
-        const bool visible = kp >= 0 && (!p->causal || kp <= qp) &&
-                             (p->window <= 0 || static_cast<int64_t>(qp) - kp < p->window);
-        if (!visible) {
-          sc[i] = -std::numeric_limits<float>::infinity();
-          continue;
+        if (kp >= 0 && (!p->causal || kp <= qp) &&
+            (p->window <= 0 || static_cast<int64_t>(qp) - kp < p->window)) {
+          vis[n_vis++] = static_cast<int32_t>(i);
         }
-        float s = scale * Dot(q, p->k + i * ks + static_cast<int64_t>(kvh) * hd, hd);
-        if (softcap > 0.0f) s = softcap * std::tanh(s / softcap);
-        sc[i] = s;
-        mx = std::max(mx, s);
-        any = true;
       }
-      for (int32_t d = 0; d < vd; ++d) o[d] = 0.0f;
-      if (!any) continue;
-      for (int64_t i = 0; i < n_kv; ++i) sc[i] -= mx;  // -inf stays -inf: exp gives 0
-      ExpInPlace(sc, n_kv);
-      float sum = 0.0f;
-      for (int64_t i = 0; i < n_kv; ++i) sum += sc[i];
-      for (int64_t i = 0; i < n_kv; ++i) {
-        if (sc[i] != 0.0f) Axpy(sc[i], p->v + i * vs + static_cast<int64_t>(kvh) * vd, vd, o);
+      if (n_vis == 0) continue;
+      // Scores, compacted to the visible slots: sc[g][j] for slot vis[j].
+      for (int64_t j = 0; j < n_vis; ++j) {
+        const float* kr = p->k + vis[j] * ks + static_cast<int64_t>(kvh) * hd;
+        MultiDot(qg, hd, nhg, kr, hd, sc + j, n_kv);
       }
-      const float inv = 1.0f / sum;
-      for (int32_t d = 0; d < vd; ++d) o[d] *= inv;
+      for (int32_t g = 0; g < nhg; ++g) {
+        float* e = sc + g * n_kv;
+        float mx = -std::numeric_limits<float>::infinity();
+        for (int64_t j = 0; j < n_vis; ++j) {
+          float s = scale * e[j];
+          if (softcap > 0.0f) s = softcap * std::tanh(s / softcap);
+          e[j] = s;
+          mx = std::max(mx, s);
+        }
+        for (int64_t j = 0; j < n_vis; ++j) e[j] -= mx;
+        ExpInPlace(e, n_vis);
+        float sum = 0.0f;
+        for (int64_t j = 0; j < n_vis; ++j) sum += e[j];
+        const float inv = 1.0f / sum;
+        for (int64_t j = 0; j < n_vis; ++j) e[j] *= inv;
+      }
+      WeightedRows(sc, n_kv, nhg, vis, n_vis, p->v + static_cast<int64_t>(kvh) * vd, vs, vd, og);
     }
   });
   return OXI_OK;
@@ -1448,6 +1547,9 @@ const oxi_backend_iface* GetInterface(const oxi_host_services* host) {
     services.struct_size = sizeof services;
     if (OXI_HAS_FIELD(host, oxi_host_services, parallel_for)) {
       services.parallel_for = host->parallel_for;
+    }
+    if (OXI_HAS_FIELD(host, oxi_host_services, num_threads)) {
+      services.num_threads = host->num_threads;
     }
     g_host = &services;
   }
