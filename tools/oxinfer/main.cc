@@ -167,7 +167,10 @@ int Main(int argc, char** argv) {
     std::fprintf(stderr, "oxinfer: unexpected argument '%s' (see --help)\n", rest[1]);
     return 2;
   }
-  if (absl::GetFlag(FLAGS_verbose)) SetPluginLogLevel(OXI_LOG_INFO);
+  // --profile also shows what plugins time themselves (e.g. SD's stages).
+  if (absl::GetFlag(FLAGS_verbose) || absl::GetFlag(FLAGS_profile)) {
+    SetPluginLogLevel(OXI_LOG_INFO);
+  }
   if (absl::GetFlag(FLAGS_threads) > 0) ThreadPool::SetGlobalThreads(absl::GetFlag(FLAGS_threads));
 
   PluginRegistry registry;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <cmath>
 #include <random>
 #include <utility>
@@ -135,6 +136,12 @@ absl::StatusOr<Image> Pipeline::Generate(const Ops& ops, const GenerateParams& g
   const auto observe = [&gp](const std::string& name, const Act& a) {
     if (gp.observer) gp.observer(name, a);
   };
+  auto stage_start = std::chrono::steady_clock::now();
+  const auto stage_done = [&gp, &stage_start](const std::string& stage) {
+    const auto now = std::chrono::steady_clock::now();
+    if (gp.stage_time) gp.stage_time(stage, std::chrono::duration<double>(now - stage_start).count());
+    stage_start = now;
+  };
 
   std::vector<int32_t> ids;
   Act pos, neg, ctx;
@@ -151,6 +158,7 @@ absl::StatusOr<Image> Pipeline::Generate(const Ops& ops, const GenerateParams& g
   } else {
     ctx = pos;
   }
+  stage_done("text encoder");
 
   EulerScheduler sched;
   SD_ASSIGN(sched, EulerScheduler::FromConfig(scheduler_cfg_));
@@ -175,7 +183,9 @@ absl::StatusOr<Image> Pipeline::Generate(const Ops& ops, const GenerateParams& g
     sched.ScaleInput(i, in.data(), in.size());
     observe(absl::StrCat("step", i, ".unet_in"), in);
     Act out;
+    stage_start = std::chrono::steady_clock::now();
     SD_ASSIGN(out, unet_.Forward(ops, in, sched.timesteps()[i], ctx));
+    stage_done(absl::StrCat("unet pass ", i + 1));
     observe(absl::StrCat("step", i, ".unet_out"), out);
     Act guided(1, lh, lw, lc);
     if (cfg) {
@@ -208,7 +218,9 @@ absl::StatusOr<Image> Pipeline::Generate(const Ops& ops, const GenerateParams& g
   for (float& v : z.d) v = v / vae_.scaling_factor();
   observe("vae_in", z);
   Act img;
+  stage_start = std::chrono::steady_clock::now();
   SD_ASSIGN(img, vae_.Decode(ops, z));
+  stage_done("vae decoder");
   observe("image_f32", img);
   Image result;
   result.width = width;

@@ -44,6 +44,9 @@ struct GenerateParams {
   std::function<void(const std::string& name, const Act& value)> observer;
   // Progress after each denoising step (step index, total).
   std::function<void(int, int)> progress;
+  // Wall time of each stage, for --profile: "text encoder", "unet pass I",
+  // "vae decoder".
+  std::function<void(const std::string& stage, double seconds)> stage_time;
 };
 
 struct Image {

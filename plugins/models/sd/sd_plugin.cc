@@ -9,6 +9,7 @@
 #include <sstream>
 #include <string>
 
+#include "absl/strings/str_format.h"
 #include "oxinfer/plugin.hpp"
 #include "plugins/models/sd/pipeline.h"
 
@@ -130,6 +131,10 @@ int32_t GenerateImage(oxi_model* model, const oxi_image_request* req, oxi_image*
     if (req->progress != nullptr) {
       gp.progress = [req](int step, int total) { req->progress(req->progress_ctx, step, total); };
     }
+    // Stage times reach the host's log at info level (oxinfer --profile shows them).
+    gp.stage_time = [](const std::string& stage, double seconds) {
+      sdk::Log(g_host, OXI_LOG_INFO, "sd", absl::StrFormat("%-13s %8.3f s", stage, seconds));
+    };
     Ops ops(model->backend, g_host);
     absl::StatusOr<Image> img = model->pipeline->Generate(ops, gp);
     if (!img.ok()) {
