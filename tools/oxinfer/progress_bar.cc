@@ -33,7 +33,9 @@ void ProgressBar::Update(double done, double total, const std::string& what,
   const auto now = std::chrono::steady_clock::now();
   const double elapsed = std::chrono::duration<double>(now - start_).count();
   const bool complete = total > 0 && done >= total;
-  if (!complete && (elapsed < 0.5 || now - last_draw_ < std::chrono::milliseconds(100))) return;
+  // Quick work stays quiet: nothing until half a second has passed.
+  if (elapsed < 0.5 && !drawn_) return;
+  if (!complete && now - last_draw_ < std::chrono::milliseconds(100)) return;
   last_draw_ = now;
   const double frac = total > 0 ? std::min(1.0, done / total) : 0.0;
   constexpr int kWidth = 30;
