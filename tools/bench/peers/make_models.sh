@@ -16,3 +16,27 @@ cp "$SHARED/tokenizers/qwen3/tokenizer.json" "$SHARED/tokenizers/qwen3/tokenizer
 [ -f "$BIG/sd-turbo/unet/diffusion_pytorch_model.safetensors" ] || \
   python3 "$ROOT/tools/reference/sd/make_full_size.py" "$SHARED/configs/sd-turbo" "$BIG/sd-turbo" --dtype f16
 ls -la "$G" "$BIG/sd-turbo"/*/
+
+# gemma-4-E2B (GEMMA=1): text-only random checkpoint, the Gemma 3 tokenizer trimmed to the
+# checkpoint's 262144 rows (llama.cpp sizes token_embd from the tokenizer), GGUF BF16.
+if [ "${GEMMA:-0}" = 1 ]; then
+  E=$BIG/gemma4-e2b
+  [ -f "$E/model.safetensors" ] || python3 "$ROOT/tools/reference/gemma4/make_random_checkpoint.py" \
+    "$SHARED/configs/gemma-4-E2B-it" "$E" --max-shard-gb 0 --text-only
+  cp "$SHARED/tokenizers/gemma3/tokenizer.json" "$SHARED/tokenizers/gemma3/tokenizer_config.json" "$E/"
+  python3 - "$E" <<'PY'
+import json, sys
+d = sys.argv[1]
+t = json.load(open(f"{d}/tokenizer.json"))
+t["added_tokens"] = [a for a in t["added_tokens"] if a["id"] < 262144]
+t["model"]["vocab"] = {k: v for k, v in t["model"]["vocab"].items() if v < 262144}
+json.dump(t, open(f"{d}/tokenizer.json", "w"))
+c = json.load(open(f"{d}/tokenizer_config.json"))
+for k in ("image_token", "boi_token", "eoi_token", "processor_class"):
+    c.pop(k, None)
+c["extra_special_tokens"] = {}
+c["added_tokens_decoder"] = {k: v for k, v in c.get("added_tokens_decoder", {}).items() if int(k) < 262144}
+json.dump(c, open(f"{d}/tokenizer_config.json", "w"))
+PY
+  [ -f "$G/gemma4-e2b-bf16.gguf" ] || python3 "$LLAMA/convert_hf_to_gguf.py" "$E" --outtype bf16 --outfile "$G/gemma4-e2b-bf16.gguf"
+fi

@@ -26,6 +26,7 @@ for q in ("bf16", "q8_0", "q4_0"):
         wbytes[q] = sum(int(t.n_bytes) for t in gguf.GGUFReader(p).tensors)
 
 best = {}
+rows = [r for r in rows if not (r.get("kind") == "tg" and r.get("n") != 32)]
 for r in rows:
     if r["engine"] == "membench":
         continue

@@ -45,13 +45,20 @@ runs = {"stable-diffusion.cpp": [sdcpp(p) for p in sorted(glob.glob(os.path.join
 best = {e: {k: min(r[k] for r in rs) for k in ("te", "unet", "vae", "total")} for e, rs in runs.items() if rs}
 print("| stage (s, wall) | stable-diffusion.cpp | oxinfer | oxinfer / sd.cpp |")
 print("|---|---|---|---|")
-names = {"te": "text encoder", "unet": "UNet pass (1 step)", "vae": "VAE decoder", "total": "total (no load)"}
+names = {"te": "text encoder", "unet": "UNet pass (1 step)", "vae": "VAE decoder", "total": "total (generation, no model load)"}
 for k, n in names.items():
     a, o = best["stable-diffusion.cpp"][k], best["oxinfer"][k]
     print(f"| {n} | {a:.2f} | {o:.2f} | {o/a:.2f} |")
 print()
-for e, rs in runs.items():
-    print(f"- {e}: load average before each round: " + "; ".join(r["load"] for r in rs))
+print("Each round (engines alternate within a round):")
+print()
+print("| round | engine | load avg before | text encoder | UNet pass | VAE decoder | total |")
+print("|---|---|---|---|---|---|---|")
+for i in range(max(len(v) for v in runs.values())):
+    for e, rs in runs.items():
+        if i < len(rs):
+            r = rs[i]
+            print(f"| {i+1} | {e} | {r['load']} | {r['te']:.2f} | {r['unet']:.2f} | {r['vae']:.2f} | {r['total']:.2f} |")
 
 import matplotlib
 matplotlib.use("Agg")
