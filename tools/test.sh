@@ -6,7 +6,9 @@ cd "$(dirname "$0")/.."
 
 log=$(mktemp)
 # --keep_going: one broken target must not hide the results of the others.
-bazel test //... --keep_going --test_summary=short 2>&1 | tee "$log"
+# --nocache_test_results: every test really runs (builds still come from the
+# disk cache); the whole suite takes under a minute on 2 cores.
+bazel test //... --keep_going --nocache_test_results --test_summary=short 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 
 passed=$(grep -cE '^//[^ ]+ +(\(cached\) )?PASSED' "$log")
