@@ -9,13 +9,13 @@ const ComposedBackend* Self(void* self) { return static_cast<const ComposedBacke
 
 // The table that serves `field`: the primary when it is new enough to have the
 // field and fills it, else the fallback.
-#define OXI_PICK(self, field)                                                           \
-  const oxi_backend_iface* b = Self(self)->primary();                                   \
-  if (!(OXI_HAS_FIELD(b, oxi_backend_iface, field) && b->field != nullptr)) {           \
-    b = Self(self)->fallback();                                                         \
-    if (!(OXI_HAS_FIELD(b, oxi_backend_iface, field) && b->field != nullptr)) {         \
-      return OXI_UNIMPLEMENTED;                                                         \
-    }                                                                                   \
+#define OXI_PICK(self, field)                                                   \
+  const oxi_backend_iface* b = Self(self)->primary();                           \
+  if (!(OXI_HAS_FIELD(b, oxi_backend_iface, field) && b->field != nullptr)) {   \
+    b = Self(self)->fallback();                                                 \
+    if (!(OXI_HAS_FIELD(b, oxi_backend_iface, field) && b->field != nullptr)) { \
+      return OXI_UNIMPLEMENTED;                                                 \
+    }                                                                           \
   }
 
 int32_t Matmul(void* self, const float* x, int64_t m, int64_t k, const void* w, oxi_dtype wt,
@@ -51,8 +51,8 @@ int32_t Unary(void* self, oxi_unary_op op, const float* x, int64_t n, float* out
   OXI_PICK(self, unary);
   return b->unary(b->self, op, x, n, out);
 }
-int32_t Binary(void* self, oxi_binary_op op, const float* a, const float* bb, int64_t n,
-               int64_t nb, float* out) {
+int32_t Binary(void* self, oxi_binary_op op, const float* a, const float* bb, int64_t n, int64_t nb,
+               float* out) {
   OXI_PICK(self, binary);
   return b->binary(b->self, op, a, bb, n, nb, out);
 }
@@ -63,6 +63,20 @@ int32_t Scale(void* self, const float* x, int64_t n, float s, float bias, float*
 int32_t Attention(void* self, const oxi_attention_params* p) {
   OXI_PICK(self, attention);
   return b->attention(b->self, p);
+}
+
+// Asked of the table that serves matmul, whose layouts matter; convert() must
+// then produce that layout, which every CPU variant does.
+oxi_dtype MatmulWeightDtype(void* self, oxi_dtype dtype, int64_t n, int64_t k) {
+  const oxi_backend_iface* b = Self(self)->primary();
+  if (!(OXI_HAS_FIELD(b, oxi_backend_iface, matmul) && b->matmul != nullptr)) {
+    b = Self(self)->fallback();
+  }
+  if (!(OXI_HAS_FIELD(b, oxi_backend_iface, matmul_weight_dtype) &&
+        b->matmul_weight_dtype != nullptr)) {
+    return dtype;
+  }
+  return b->matmul_weight_dtype(b->self, dtype, n, k);
 }
 
 #undef OXI_PICK
@@ -87,6 +101,7 @@ ComposedBackend::ComposedBackend(const oxi_backend_iface* primary,
   table_.binary = &Binary;
   table_.scale = &Scale;
   table_.attention = &Attention;
+  table_.matmul_weight_dtype = &MatmulWeightDtype;
 }
 
 }  // namespace oxinfer

@@ -77,6 +77,16 @@ int32_t Attention(void* self, const oxi_attention_params* a) {
 
 #undef OXI_PROFILED
 
+// A load-time query, not timed.
+oxi_dtype MatmulWeightDtype(void* self, oxi_dtype dtype, int64_t n, int64_t k) {
+  const oxi_backend_iface* in = P(self)->inner();
+  if (!OXI_HAS_FIELD(in, oxi_backend_iface, matmul_weight_dtype) ||
+      in->matmul_weight_dtype == nullptr) {
+    return dtype;
+  }
+  return in->matmul_weight_dtype(in->self, dtype, n, k);
+}
+
 }  // namespace
 
 BackendProfiler::BackendProfiler(const oxi_backend_iface* inner) : inner_(inner) {
@@ -94,6 +104,7 @@ BackendProfiler::BackendProfiler(const oxi_backend_iface* inner) : inner_(inner)
   table_.binary = &Binary;
   table_.scale = &Scale;
   table_.attention = &Attention;
+  table_.matmul_weight_dtype = &MatmulWeightDtype;
 }
 
 void BackendProfiler::Record(Op op, int64_t nanos, int64_t bytes) {
@@ -106,16 +117,16 @@ void BackendProfiler::Record(Op op, int64_t nanos, int64_t bytes) {
 void BackendProfiler::Reset() { stats_ = {}; }
 
 const char* BackendProfiler::OpName(Op op) {
-  static const char* kNames[kNumOps] = {"matmul", "convert", "get_rows", "rms_norm", "rope",
-                                        "softmax", "unary", "binary", "scale", "attention"};
+  static const char* kNames[kNumOps] = {"matmul",  "convert", "get_rows", "rms_norm", "rope",
+                                        "softmax", "unary",   "binary",   "scale",    "attention"};
   return kNames[op];
 }
 
 std::string BackendProfiler::Report() const {
   int64_t total = 0;
   for (const Stat& s : stats_) total += s.nanos;
-  std::string out = absl::StrFormat("%-10s %8s %10s %6s %8s\n", "op", "calls", "ms", "time",
-                                    "GB/s");
+  std::string out =
+      absl::StrFormat("%-10s %8s %10s %6s %8s\n", "op", "calls", "ms", "time", "GB/s");
   for (int i = 0; i < kNumOps; ++i) {
     const Stat& s = stats_[i];
     if (s.calls == 0) continue;

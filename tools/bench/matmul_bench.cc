@@ -4,6 +4,9 @@
 //   (14336x4096, rotated among copies when one copy would fit), reported as
 //   weight bytes streamed per second: compare with membench.
 //   Prefill: 512x4096 by 4096x4096, reported as FLOP/s.
+// Weights are held as a model holds them: in the layout the backend's
+// matmul_weight_dtype() picks (Q4_0 -> Q4_0x8 on AVX2); type indices 5 and 6
+// force plain Q8_0 and Q4_0 rows for comparison.
 //
 //   bazel run -c opt //tools/bench:matmul_bench -- --benchmark_filter=Decode
 #include <cstdint>
@@ -79,11 +82,19 @@ const Weights& GetWeights(oxi_dtype t, int64_t n, int64_t k, bool rotate) {
   return (*cache)[key] = std::move(w);
 }
 
-const oxi_dtype kTypes[] = {OXI_DTYPE_F32, OXI_DTYPE_BF16, OXI_DTYPE_F16, OXI_DTYPE_Q8_0,
-                            OXI_DTYPE_Q4_0};
+const oxi_dtype kTypes[] = {OXI_DTYPE_F32,  OXI_DTYPE_BF16, OXI_DTYPE_F16, OXI_DTYPE_Q8_0,
+                            OXI_DTYPE_Q4_0, OXI_DTYPE_Q8_0, OXI_DTYPE_Q4_0};
+
+// The storage for benchmark type index i of a weight [n][k].
+oxi_dtype Storage(int64_t i, int64_t n, int64_t k) {
+  const oxi_dtype t = kTypes[i];
+  const oxi_backend_iface* b = Backend();
+  if (i >= 5 || b->matmul_weight_dtype == nullptr) return t;
+  return b->matmul_weight_dtype(b->self, t, n, k);
+}
 
 void BM_Decode(benchmark::State& state) {
-  const oxi_dtype t = kTypes[state.range(0)];
+  const oxi_dtype t = Storage(state.range(0), kDecodeN, kDecodeK);
   const int threads = static_cast<int>(state.range(1));
   const int64_t m = state.range(2);
   oxinfer::ThreadPool::SetGlobalThreads(threads);
@@ -104,8 +115,8 @@ void BM_Decode(benchmark::State& state) {
 // The same kernels on a weight that stays in cache: their compute ceiling,
 // which must exceed the DRAM bandwidth for decode to be bandwidth-bound.
 void BM_DecodeCached(benchmark::State& state) {
-  const oxi_dtype t = kTypes[state.range(0)];
   const int64_t kN = state.range(1);
+  const oxi_dtype t = Storage(state.range(0), kN, kDecodeK);
   oxinfer::ThreadPool::SetGlobalThreads(1);
   const Weights& w = GetWeights(t, kN, kDecodeK, false);
   std::vector<float> x(kDecodeK, 0.5f), y(kN);
@@ -120,7 +131,7 @@ void BM_DecodeCached(benchmark::State& state) {
 }
 
 void BM_Prefill(benchmark::State& state) {
-  const oxi_dtype t = kTypes[state.range(0)];
+  const oxi_dtype t = Storage(state.range(0), kPrefillN, kPrefillK);
   const int threads = static_cast<int>(state.range(1));
   oxinfer::ThreadPool::SetGlobalThreads(threads);
   const Weights& w = GetWeights(t, kPrefillN, kPrefillK, false);
@@ -180,14 +191,14 @@ void BM_AttentionDecode(benchmark::State& state) {
 }
 
 void DecodeArgs(benchmark::internal::Benchmark* b) {
-  for (int t = 0; t < 5; ++t) {
+  for (int t = 0; t < 7; ++t) {
     for (int threads : {1, 2}) b->Args({t, threads, 1});
   }
-  for (int t = 0; t < 5; ++t) b->Args({t, 2, 4});
+  for (int t = 0; t < 7; ++t) b->Args({t, 2, 4});
 }
 
 void PrefillArgs(benchmark::internal::Benchmark* b) {
-  for (int t = 0; t < 5; ++t) {
+  for (int t = 0; t < 7; ++t) {
     for (int threads : {1, 2}) b->Args({t, threads});
   }
 }
@@ -200,7 +211,7 @@ BENCHMARK(BM_AttentionDecode)
     ->UseRealTime()
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_DecodeCached)
-    ->ArgsProduct({{0, 1, 2, 3, 4}, {64, 256}})
+    ->ArgsProduct({{0, 1, 2, 3, 4, 5, 6}, {64, 256}})
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Prefill)->Apply(PrefillArgs)->UseRealTime()->Unit(benchmark::kMillisecond);
 

@@ -23,6 +23,14 @@ absl::Status FromOxi(int32_t rc, const char* op) {
 bool DequantRow(const void* w, oxi_dtype t, int64_t k, int64_t r, float* out) {
   const int64_t row_bytes = oxi_dtype_row_bytes(t, k);
   if (row_bytes <= 0) return false;
+  if (oxi_dtype_is_x8(t)) {
+    uint8_t blk[sizeof(oxi_block_q8_0)];
+    for (int64_t b = 0; b < k / OXI_QK; ++b) {
+      oxi_dtype_x8_block(w, t, k, r, b, blk);
+      DequantRow(blk, oxi_dtype_plain(t), OXI_QK, 0, out + b * OXI_QK);
+    }
+    return true;
+  }
   const uint8_t* row = static_cast<const uint8_t*>(w) + r * row_bytes;
   switch (t) {
     case OXI_DTYPE_F32:
@@ -99,7 +107,8 @@ absl::Status Ops::MatMul(const float* x, int64_t m, int64_t k, const void* w, ox
                          int64_t n, float* y) const {
   if (OXI_HAS_OP(matmul)) return FromOxi(b_->matmul(b_->self, x, m, k, w, w_dtype, n, y), "matmul");
   if (oxi_dtype_row_bytes(w_dtype, k) <= 0) {
-    return absl::InvalidArgumentError(absl::StrCat("matmul: bad weight dtype ", oxi_dtype_name(w_dtype)));
+    return absl::InvalidArgumentError(
+        absl::StrCat("matmul: bad weight dtype ", oxi_dtype_name(w_dtype)));
   }
   ParallelIfWorth(host_, n, m * n * k, [&](int64_t n0, int64_t n1, int32_t) {
     std::vector<float> row(static_cast<size_t>(k));
@@ -116,13 +125,19 @@ absl::Status Ops::MatMul(const float* x, int64_t m, int64_t k, const void* w, ox
   return absl::OkStatus();
 }
 
+oxi_dtype Ops::MatmulWeightDtype(oxi_dtype dtype, int64_t n, int64_t k) const {
+  if (!OXI_HAS_OP(matmul_weight_dtype)) return dtype;
+  return b_->matmul_weight_dtype(b_->self, dtype, n, k);
+}
+
 absl::Status Ops::Convert(const void* src, oxi_dtype src_dtype, void* dst, oxi_dtype dst_dtype,
                           int64_t rows, int64_t k) const {
   if (OXI_HAS_OP(convert)) {
     return FromOxi(b_->convert(b_->self, src, src_dtype, dst, dst_dtype, rows, k), "convert");
   }
   if (dst_dtype != OXI_DTYPE_F32 && dst_dtype != OXI_DTYPE_BF16 && dst_dtype != OXI_DTYPE_F16) {
-    return absl::UnimplementedError(absl::StrCat("no backend convert to ", oxi_dtype_name(dst_dtype)));
+    return absl::UnimplementedError(
+        absl::StrCat("no backend convert to ", oxi_dtype_name(dst_dtype)));
   }
   std::vector<float> row(static_cast<size_t>(k));
   uint8_t* out = static_cast<uint8_t*>(dst);
@@ -163,7 +178,8 @@ absl::Status Ops::GetRows(const void* table, oxi_dtype dtype, int64_t n_rows, in
 absl::Status Ops::RmsNorm(const float* x, const float* weight, float weight_offset, int64_t rows,
                           int64_t dim, float eps, float* out) const {
   if (OXI_HAS_OP(rms_norm)) {
-    return FromOxi(b_->rms_norm(b_->self, x, weight, weight_offset, rows, dim, eps, out), "rms_norm");
+    return FromOxi(b_->rms_norm(b_->self, x, weight, weight_offset, rows, dim, eps, out),
+                   "rms_norm");
   }
   for (int64_t r = 0; r < rows; ++r) {
     const float* xr = x + r * dim;
@@ -204,12 +220,23 @@ absl::Status Ops::Unary(oxi_unary_op op, const float* x, int64_t n, float* out) 
   for (int64_t i = 0; i < n; ++i) {
     const float v = x[i];
     switch (op) {
-      case OXI_UNARY_SILU: out[i] = v / (1.0f + std::exp(-v)); break;
-      case OXI_UNARY_SIGMOID: out[i] = 1.0f / (1.0f + std::exp(-v)); break;
-      case OXI_UNARY_SOFTPLUS: out[i] = v > 20.0f ? v : std::log1p(std::exp(v)); break;
-      case OXI_UNARY_EXP: out[i] = std::exp(v); break;
-      case OXI_UNARY_TANH: out[i] = std::tanh(v); break;
-      default: return absl::UnimplementedError("unary op");
+      case OXI_UNARY_SILU:
+        out[i] = v / (1.0f + std::exp(-v));
+        break;
+      case OXI_UNARY_SIGMOID:
+        out[i] = 1.0f / (1.0f + std::exp(-v));
+        break;
+      case OXI_UNARY_SOFTPLUS:
+        out[i] = v > 20.0f ? v : std::log1p(std::exp(v));
+        break;
+      case OXI_UNARY_EXP:
+        out[i] = std::exp(v);
+        break;
+      case OXI_UNARY_TANH:
+        out[i] = std::tanh(v);
+        break;
+      default:
+        return absl::UnimplementedError("unary op");
     }
   }
   return absl::OkStatus();
@@ -221,11 +248,20 @@ absl::Status Ops::Binary(oxi_binary_op op, const float* a, const float* b, int64
   for (int64_t i = 0; i < n; ++i) {
     const float x = a[i], y = b[i % nb];
     switch (op) {
-      case OXI_BINARY_ADD: out[i] = x + y; break;
-      case OXI_BINARY_SUB: out[i] = x - y; break;
-      case OXI_BINARY_MUL: out[i] = x * y; break;
-      case OXI_BINARY_DIV: out[i] = x / y; break;
-      default: return absl::UnimplementedError("binary op");
+      case OXI_BINARY_ADD:
+        out[i] = x + y;
+        break;
+      case OXI_BINARY_SUB:
+        out[i] = x - y;
+        break;
+      case OXI_BINARY_MUL:
+        out[i] = x * y;
+        break;
+      case OXI_BINARY_DIV:
+        out[i] = x / y;
+        break;
+      default:
+        return absl::UnimplementedError("binary op");
     }
   }
   return absl::OkStatus();
@@ -236,52 +272,56 @@ absl::Status Ops::Attention(const oxi_attention_params& p) const {
   const int32_t group = p.n_heads / p.n_kv_heads;
   const int64_t ks = p.k_row_stride ? p.k_row_stride : int64_t{p.n_kv_heads} * p.head_dim;
   const int64_t vs = p.v_row_stride ? p.v_row_stride : int64_t{p.n_kv_heads} * p.v_head_dim;
-  ParallelIfWorth(host_, p.n_q * p.n_heads, p.n_q * p.n_heads * p.n_kv * (p.head_dim + p.v_head_dim), [&](int64_t r0, int64_t r1, int32_t) {
-    std::vector<float> score(static_cast<size_t>(p.n_kv));
-    std::vector<double> acc(static_cast<size_t>(p.v_head_dim));
-    for (int64_t r = r0; r < r1; ++r) {
-      const int64_t t = r / p.n_heads;
-      const int32_t h = static_cast<int32_t>(r % p.n_heads);
-      const int32_t hk = h / group;
-      const float* qh = p.q + r * p.head_dim;
-      float mx = -INFINITY;
-      for (int64_t i = 0; i < p.n_kv; ++i) {
-        const int32_t kp = p.kv_pos[i];
-        bool vis = kp >= 0 && (!p.causal || kp <= p.q_pos[t]) &&
-                   (p.window <= 0 || p.q_pos[t] - kp < p.window);
-        if (!vis) {
-          score[i] = -INFINITY;
-          continue;
-        }
-        const float* kh = p.k + i * ks + int64_t{hk} * p.head_dim;
-        double s = 0.0;
-        for (int32_t d = 0; d < p.head_dim; ++d) s += static_cast<double>(qh[d]) * kh[d];
-        float sc = static_cast<float>(s) * p.scale;
-        if (p.softcap > 0) sc = p.softcap * std::tanh(sc / p.softcap);
-        score[i] = sc;
-        mx = std::max(mx, sc);
-      }
-      float* oh = p.out + r * p.v_head_dim;
-      if (mx == -INFINITY) {
-        std::fill(oh, oh + p.v_head_dim, 0.0f);
-        continue;
-      }
-      double sum = 0.0;
-      for (int64_t i = 0; i < p.n_kv; ++i) {
-        const float e = score[i] == -INFINITY ? 0.0f : std::exp(score[i] - mx);
-        score[i] = e;
-        sum += e;
-      }
-      std::fill(acc.begin(), acc.end(), 0.0);
-      for (int64_t i = 0; i < p.n_kv; ++i) {
-        if (score[i] == 0.0f) continue;
-        const float w = static_cast<float>(score[i] / sum);
-        const float* vh = p.v + i * vs + int64_t{hk} * p.v_head_dim;
-        for (int32_t d = 0; d < p.v_head_dim; ++d) acc[d] += static_cast<double>(w) * vh[d];
-      }
-      for (int32_t d = 0; d < p.v_head_dim; ++d) oh[d] = static_cast<float>(acc[d]);
-    }
-  });
+  ParallelIfWorth(host_, p.n_q * p.n_heads,
+                  p.n_q * p.n_heads * p.n_kv * (p.head_dim + p.v_head_dim),
+                  [&](int64_t r0, int64_t r1, int32_t) {
+                    std::vector<float> score(static_cast<size_t>(p.n_kv));
+                    std::vector<double> acc(static_cast<size_t>(p.v_head_dim));
+                    for (int64_t r = r0; r < r1; ++r) {
+                      const int64_t t = r / p.n_heads;
+                      const int32_t h = static_cast<int32_t>(r % p.n_heads);
+                      const int32_t hk = h / group;
+                      const float* qh = p.q + r * p.head_dim;
+                      float mx = -INFINITY;
+                      for (int64_t i = 0; i < p.n_kv; ++i) {
+                        const int32_t kp = p.kv_pos[i];
+                        bool vis = kp >= 0 && (!p.causal || kp <= p.q_pos[t]) &&
+                                   (p.window <= 0 || p.q_pos[t] - kp < p.window);
+                        if (!vis) {
+                          score[i] = -INFINITY;
+                          continue;
+                        }
+                        const float* kh = p.k + i * ks + int64_t{hk} * p.head_dim;
+                        double s = 0.0;
+                        for (int32_t d = 0; d < p.head_dim; ++d)
+                          s += static_cast<double>(qh[d]) * kh[d];
+                        float sc = static_cast<float>(s) * p.scale;
+                        if (p.softcap > 0) sc = p.softcap * std::tanh(sc / p.softcap);
+                        score[i] = sc;
+                        mx = std::max(mx, sc);
+                      }
+                      float* oh = p.out + r * p.v_head_dim;
+                      if (mx == -INFINITY) {
+                        std::fill(oh, oh + p.v_head_dim, 0.0f);
+                        continue;
+                      }
+                      double sum = 0.0;
+                      for (int64_t i = 0; i < p.n_kv; ++i) {
+                        const float e = score[i] == -INFINITY ? 0.0f : std::exp(score[i] - mx);
+                        score[i] = e;
+                        sum += e;
+                      }
+                      std::fill(acc.begin(), acc.end(), 0.0);
+                      for (int64_t i = 0; i < p.n_kv; ++i) {
+                        if (score[i] == 0.0f) continue;
+                        const float w = static_cast<float>(score[i] / sum);
+                        const float* vh = p.v + i * vs + int64_t{hk} * p.v_head_dim;
+                        for (int32_t d = 0; d < p.v_head_dim; ++d)
+                          acc[d] += static_cast<double>(w) * vh[d];
+                      }
+                      for (int32_t d = 0; d < p.v_head_dim; ++d) oh[d] = static_cast<float>(acc[d]);
+                    }
+                  });
   return absl::OkStatus();
 }
 

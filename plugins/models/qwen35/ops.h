@@ -16,8 +16,7 @@ namespace qwen35 {
 
 class Ops {
  public:
-  Ops(const oxi_backend_iface* backend, const oxi_host_services* host)
-      : b_(backend), host_(host) {}
+  Ops(const oxi_backend_iface* backend, const oxi_host_services* host) : b_(backend), host_(host) {}
 
   const oxi_host_services* host() const { return host_; }
   const oxi_backend_iface* backend() const { return b_; }
@@ -27,6 +26,9 @@ class Ops {
                       int64_t n, float* y) const;
   absl::Status Convert(const void* src, oxi_dtype src_dtype, void* dst, oxi_dtype dst_dtype,
                        int64_t rows, int64_t k) const;
+  // The storage the backend's matmul prefers for a weight [n][k] wanted as
+  // `dtype` (e.g. Q4_0 -> Q4_0x8); `dtype` when it has no preference.
+  oxi_dtype MatmulWeightDtype(oxi_dtype dtype, int64_t n, int64_t k) const;
   absl::Status GetRows(const void* table, oxi_dtype dtype, int64_t n_rows, int64_t k,
                        const int32_t* ids, int64_t n_ids, float* out) const;
   absl::Status RmsNorm(const float* x, const float* weight, float weight_offset, int64_t rows,

@@ -6,9 +6,9 @@
 #include <cstring>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/match.h"
 #include "oxinfer/plugin.hpp"
 #include "plugins/models/qwen35/gated_delta.h"
 #include "plugins/models/qwen35/status_macros.h"
@@ -41,8 +41,8 @@ std::shared_ptr<void> AllocAligned(const oxi_host_services* host, size_t bytes) 
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Qwen35Model>> Qwen35Model::Open(const std::string& model_dir,
-                                                              const Ops& ops,
-                                                              const ModelOptions& options) {
+                                                               const Ops& ops,
+                                                               const ModelOptions& options) {
   QWEN35_ASSIGN_OR_RETURN(text, ReadTextFile(model_dir + "/config.json"));
   QWEN35_ASSIGN_OR_RETURN(config, ParseQwen35Config(text));
   std::unique_ptr<Qwen35Model> m(new Qwen35Model(config, ops, options));
@@ -71,13 +71,12 @@ absl::Status Qwen35Model::Load(const std::string& model_dir) {
   if (prefix.empty()) return absl::NotFoundError("no embed_tokens.weight in the checkpoint");
 
   const oxi_host_services* host = ops_.host();
-  auto get = [&](const std::string& name, const std::vector<int64_t>& shape)
-      -> absl::StatusOr<TensorView> {
+  auto get = [&](const std::string& name,
+                 const std::vector<int64_t>& shape) -> absl::StatusOr<TensorView> {
     QWEN35_ASSIGN_OR_RETURN(t, files_->Get(name));
     if (t.shape != shape) {
-      return absl::InvalidArgumentError(absl::StrCat("tensor ", name, " has shape ",
-                                                     ShapeString(t.shape), ", expected ",
-                                                     ShapeString(shape)));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "tensor ", name, " has shape ", ShapeString(t.shape), ", expected ", ShapeString(shape)));
     }
     if (!IsFloatType(t.dtype)) {
       return absl::UnimplementedError(
@@ -93,7 +92,7 @@ absl::Status Qwen35Model::Load(const std::string& model_dir) {
     oxi_dtype want = t.dtype;
     if (quantize && options_.weight_dtype != OXI_DTYPE_INVALID &&
         oxi_dtype_row_bytes(options_.weight_dtype, cols) > 0) {
-      want = options_.weight_dtype;
+      want = ops_.MatmulWeightDtype(options_.weight_dtype, rows, cols);
     }
     const bool aligned = (reinterpret_cast<uintptr_t>(t.data) % 64) == 0;
     if (want == t.dtype && options_.use_mmap && aligned) {
@@ -103,7 +102,8 @@ absl::Status Qwen35Model::Load(const std::string& model_dir) {
     }
     const size_t bytes = static_cast<size_t>(oxi_dtype_row_bytes(want, cols) * rows);
     out->owned = AllocAligned(host, bytes);
-    if (out->owned == nullptr) return absl::ResourceExhaustedError(absl::StrCat("allocating ", name));
+    if (out->owned == nullptr)
+      return absl::ResourceExhaustedError(absl::StrCat("allocating ", name));
     if (want == t.dtype) {
       std::memcpy(out->owned.get(), t.data, bytes);
     } else {
@@ -136,14 +136,18 @@ absl::Status Qwen35Model::Load(const std::string& model_dir) {
     const std::string p = absl::StrCat(prefix, "layers.", i, ".");
     QWEN35_RETURN_IF_ERROR(vec(p + "input_layernorm.weight", {H}, &L.input_norm));
     QWEN35_RETURN_IF_ERROR(vec(p + "post_attention_layernorm.weight", {H}, &L.post_norm));
-    QWEN35_RETURN_IF_ERROR(matrix(p + "mlp.gate_proj.weight", c.intermediate_size, H, true, &L.gate_proj));
-    QWEN35_RETURN_IF_ERROR(matrix(p + "mlp.up_proj.weight", c.intermediate_size, H, true, &L.up_proj));
-    QWEN35_RETURN_IF_ERROR(matrix(p + "mlp.down_proj.weight", H, c.intermediate_size, true, &L.down_proj));
+    QWEN35_RETURN_IF_ERROR(
+        matrix(p + "mlp.gate_proj.weight", c.intermediate_size, H, true, &L.gate_proj));
+    QWEN35_RETURN_IF_ERROR(
+        matrix(p + "mlp.up_proj.weight", c.intermediate_size, H, true, &L.up_proj));
+    QWEN35_RETURN_IF_ERROR(
+        matrix(p + "mlp.down_proj.weight", H, c.intermediate_size, true, &L.down_proj));
     if (L.type == LayerType::kLinearAttention) {
       DeltaNetLayer& d = L.lin;
       const std::string q = p + "linear_attn.";
       const int64_t nv = c.linear_num_value_heads;
-      QWEN35_RETURN_IF_ERROR(matrix(q + "in_proj_qkv.weight", c.conv_dim(), H, true, &d.in_proj_qkv));
+      QWEN35_RETURN_IF_ERROR(
+          matrix(q + "in_proj_qkv.weight", c.conv_dim(), H, true, &d.in_proj_qkv));
       QWEN35_RETURN_IF_ERROR(matrix(q + "in_proj_z.weight", c.value_dim(), H, true, &d.in_proj_z));
       QWEN35_RETURN_IF_ERROR(matrix(q + "in_proj_b.weight", nv, H, false, &d.in_proj_b));
       QWEN35_RETURN_IF_ERROR(matrix(q + "in_proj_a.weight", nv, H, false, &d.in_proj_a));
@@ -162,9 +166,12 @@ absl::Status Qwen35Model::Load(const std::string& model_dir) {
       const int64_t hd = c.head_dim;
       QWEN35_RETURN_IF_ERROR(
           matrix(q + "q_proj.weight", 2 * c.num_attention_heads * hd, H, true, &a.q_proj));
-      QWEN35_RETURN_IF_ERROR(matrix(q + "k_proj.weight", c.num_key_value_heads * hd, H, true, &a.k_proj));
-      QWEN35_RETURN_IF_ERROR(matrix(q + "v_proj.weight", c.num_key_value_heads * hd, H, true, &a.v_proj));
-      QWEN35_RETURN_IF_ERROR(matrix(q + "o_proj.weight", H, c.num_attention_heads * hd, true, &a.o_proj));
+      QWEN35_RETURN_IF_ERROR(
+          matrix(q + "k_proj.weight", c.num_key_value_heads * hd, H, true, &a.k_proj));
+      QWEN35_RETURN_IF_ERROR(
+          matrix(q + "v_proj.weight", c.num_key_value_heads * hd, H, true, &a.v_proj));
+      QWEN35_RETURN_IF_ERROR(
+          matrix(q + "o_proj.weight", H, c.num_attention_heads * hd, true, &a.o_proj));
       QWEN35_RETURN_IF_ERROR(vec(q + "q_norm.weight", {hd}, &a.q_norm));
       QWEN35_RETURN_IF_ERROR(vec(q + "k_norm.weight", {hd}, &a.k_norm));
     }
@@ -204,10 +211,12 @@ void Qwen35Model::ResetState() {
   const Qwen35Config& c = config_;
   for (Layer& L : layers_) {
     if (L.type == LayerType::kLinearAttention) {
-      L.lin.conv_state.assign(static_cast<size_t>((c.linear_conv_kernel_dim - 1) * c.conv_dim()), 0.0f);
-      L.lin.recurrent_state.assign(static_cast<size_t>(c.linear_num_value_heads * c.linear_key_head_dim *
-                                                       c.linear_value_head_dim),
-                                   0.0f);
+      L.lin.conv_state.assign(static_cast<size_t>((c.linear_conv_kernel_dim - 1) * c.conv_dim()),
+                              0.0f);
+      L.lin.recurrent_state.assign(
+          static_cast<size_t>(c.linear_num_value_heads * c.linear_key_head_dim *
+                              c.linear_value_head_dim),
+          0.0f);
     } else {
       L.attn.k_cache.clear();
       L.attn.v_cache.clear();
@@ -230,8 +239,8 @@ absl::Status Qwen35Model::Truncate(int64_t n_keep) {
 absl::Status Qwen35Model::Forward(const int32_t* tokens, int64_t n, float* logits) {
   if (n <= 0) return absl::InvalidArgumentError("forward: no tokens");
   if (options_.context_length > 0 && n_past_ + n > options_.context_length) {
-    return absl::OutOfRangeError(absl::StrCat("forward: ", n_past_ + n, " tokens exceed the context of ",
-                                              options_.context_length));
+    return absl::OutOfRangeError(absl::StrCat(
+        "forward: ", n_past_ + n, " tokens exceed the context of ", options_.context_length));
   }
   const int64_t block = options_.prefill_chunk;
   for (int64_t s = 0; s < n; s += block) {
@@ -254,7 +263,8 @@ absl::Status Qwen35Model::ForwardBlock(const int32_t* tokens, int64_t n, float* 
   const int64_t H = c.hidden_size;
   const float eps = static_cast<float>(c.rms_norm_eps);
   std::vector<float> x(static_cast<size_t>(n * H)), h(x.size()), out(x.size());
-  QWEN35_RETURN_IF_ERROR(ops_.GetRows(embed_.data, embed_.dtype, c.vocab_size, H, tokens, n, x.data()));
+  QWEN35_RETURN_IF_ERROR(
+      ops_.GetRows(embed_.data, embed_.dtype, c.vocab_size, H, tokens, n, x.data()));
   for (Layer& L : layers_) {
     QWEN35_RETURN_IF_ERROR(ops_.RmsNorm(x.data(), L.input_norm.data(), 1.0f, n, H, eps, h.data()));
     if (L.type == LayerType::kLinearAttention) {
@@ -262,10 +272,12 @@ absl::Status Qwen35Model::ForwardBlock(const int32_t* tokens, int64_t n, float* 
     } else {
       QWEN35_RETURN_IF_ERROR(Attention(L, h.data(), n, out.data()));
     }
-    QWEN35_RETURN_IF_ERROR(ops_.Binary(OXI_BINARY_ADD, x.data(), out.data(), n * H, n * H, x.data()));
+    QWEN35_RETURN_IF_ERROR(
+        ops_.Binary(OXI_BINARY_ADD, x.data(), out.data(), n * H, n * H, x.data()));
     QWEN35_RETURN_IF_ERROR(ops_.RmsNorm(x.data(), L.post_norm.data(), 1.0f, n, H, eps, h.data()));
     QWEN35_RETURN_IF_ERROR(Mlp(L, h.data(), n, out.data()));
-    QWEN35_RETURN_IF_ERROR(ops_.Binary(OXI_BINARY_ADD, x.data(), out.data(), n * H, n * H, x.data()));
+    QWEN35_RETURN_IF_ERROR(
+        ops_.Binary(OXI_BINARY_ADD, x.data(), out.data(), n * H, n * H, x.data()));
   }
   n_past_ += n;
   if (logits != nullptr) {
@@ -295,7 +307,8 @@ absl::Status Qwen35Model::DeltaNet(Layer& L, const float* h, int64_t n, float* o
   const int64_t dk = c.linear_key_head_dim, dv = c.linear_value_head_dim;
   std::vector<float> qkv(static_cast<size_t>(n * CD)), mixed(qkv.size());
   std::vector<float> z(static_cast<size_t>(n * VD)), b(static_cast<size_t>(n * nv)), a(b.size());
-  QWEN35_RETURN_IF_ERROR(ops_.MatMul(h, n, H, d.in_proj_qkv.data, d.in_proj_qkv.dtype, CD, qkv.data()));
+  QWEN35_RETURN_IF_ERROR(
+      ops_.MatMul(h, n, H, d.in_proj_qkv.data, d.in_proj_qkv.dtype, CD, qkv.data()));
   QWEN35_RETURN_IF_ERROR(ops_.MatMul(h, n, H, d.in_proj_z.data, d.in_proj_z.dtype, VD, z.data()));
   QWEN35_RETURN_IF_ERROR(ops_.MatMul(h, n, H, d.in_proj_b.data, d.in_proj_b.dtype, nv, b.data()));
   QWEN35_RETURN_IF_ERROR(ops_.MatMul(h, n, H, d.in_proj_a.data, d.in_proj_a.dtype, nv, a.data()));
@@ -317,9 +330,11 @@ absl::Status Qwen35Model::DeltaNet(Layer& L, const float* h, int64_t n, float* o
   // beta = sigmoid(b); g = -exp(A_log) * softplus(a + dt_bias).
   std::vector<float> beta(b.size()), g(a.size());
   QWEN35_RETURN_IF_ERROR(ops_.Unary(OXI_UNARY_SIGMOID, b.data(), n * nv, beta.data()));
-  QWEN35_RETURN_IF_ERROR(ops_.Binary(OXI_BINARY_ADD, a.data(), d.dt_bias.data(), n * nv, nv, g.data()));
+  QWEN35_RETURN_IF_ERROR(
+      ops_.Binary(OXI_BINARY_ADD, a.data(), d.dt_bias.data(), n * nv, nv, g.data()));
   QWEN35_RETURN_IF_ERROR(ops_.Unary(OXI_UNARY_SOFTPLUS, g.data(), n * nv, g.data()));
-  QWEN35_RETURN_IF_ERROR(ops_.Binary(OXI_BINARY_MUL, g.data(), d.neg_a.data(), n * nv, nv, g.data()));
+  QWEN35_RETURN_IF_ERROR(
+      ops_.Binary(OXI_BINARY_MUL, g.data(), d.neg_a.data(), n * nv, nv, g.data()));
 
   // The gated delta rule (TODO: a backend op).
   std::vector<float> core(static_cast<size_t>(n * VD));
@@ -334,9 +349,11 @@ absl::Status Qwen35Model::DeltaNet(Layer& L, const float* h, int64_t n, float* o
 
   // Gated RMSNorm per value head: norm(core) * w * silu(z).
   const float eps = static_cast<float>(c.rms_norm_eps);
-  QWEN35_RETURN_IF_ERROR(ops_.RmsNorm(core.data(), d.norm_w.data(), 0.0f, n * nv, dv, eps, core.data()));
+  QWEN35_RETURN_IF_ERROR(
+      ops_.RmsNorm(core.data(), d.norm_w.data(), 0.0f, n * nv, dv, eps, core.data()));
   QWEN35_RETURN_IF_ERROR(ops_.Unary(OXI_UNARY_SILU, z.data(), n * VD, z.data()));
-  QWEN35_RETURN_IF_ERROR(ops_.Binary(OXI_BINARY_MUL, core.data(), z.data(), n * VD, n * VD, core.data()));
+  QWEN35_RETURN_IF_ERROR(
+      ops_.Binary(OXI_BINARY_MUL, core.data(), z.data(), n * VD, n * VD, core.data()));
   return ops_.MatMul(core.data(), n, VD, d.out_proj.data, d.out_proj.dtype, H, out);
 }
 
@@ -348,7 +365,8 @@ absl::Status Qwen35Model::Attention(Layer& L, const float* h, int64_t n, float* 
   std::vector<float> qg(static_cast<size_t>(n * nh * 2 * hd));
   std::vector<float> q(static_cast<size_t>(n * nh * hd)), gate(q.size());
   std::vector<float> k(static_cast<size_t>(n * nkv * hd)), v(k.size());
-  QWEN35_RETURN_IF_ERROR(ops_.MatMul(h, n, H, A.q_proj.data, A.q_proj.dtype, nh * 2 * hd, qg.data()));
+  QWEN35_RETURN_IF_ERROR(
+      ops_.MatMul(h, n, H, A.q_proj.data, A.q_proj.dtype, nh * 2 * hd, qg.data()));
   QWEN35_RETURN_IF_ERROR(ops_.MatMul(h, n, H, A.k_proj.data, A.k_proj.dtype, nkv * hd, k.data()));
   QWEN35_RETURN_IF_ERROR(ops_.MatMul(h, n, H, A.v_proj.data, A.v_proj.dtype, nkv * hd, v.data()));
   // q_proj rows per head: [query (head_dim) | gate (head_dim)].
@@ -365,10 +383,12 @@ absl::Status Qwen35Model::Attention(Layer& L, const float* h, int64_t n, float* 
   std::vector<int32_t> pos(static_cast<size_t>(n));
   for (int64_t t = 0; t < n; ++t) pos[t] = static_cast<int32_t>(n_past_ + t);
   if (c.rotary_dim > 0) {
-    QWEN35_RETURN_IF_ERROR(ops_.Rope(q.data(), n, static_cast<int32_t>(nh), static_cast<int32_t>(hd),
-                                     static_cast<int32_t>(c.rotary_dim), pos.data(), inv_freq_.data()));
-    QWEN35_RETURN_IF_ERROR(ops_.Rope(k.data(), n, static_cast<int32_t>(nkv), static_cast<int32_t>(hd),
-                                     static_cast<int32_t>(c.rotary_dim), pos.data(), inv_freq_.data()));
+    QWEN35_RETURN_IF_ERROR(ops_.Rope(q.data(), n, static_cast<int32_t>(nh),
+                                     static_cast<int32_t>(hd), static_cast<int32_t>(c.rotary_dim),
+                                     pos.data(), inv_freq_.data()));
+    QWEN35_RETURN_IF_ERROR(ops_.Rope(k.data(), n, static_cast<int32_t>(nkv),
+                                     static_cast<int32_t>(hd), static_cast<int32_t>(c.rotary_dim),
+                                     pos.data(), inv_freq_.data()));
   }
   // Append to the KV cache (rows [pos][nkv][hd]).
   A.k_cache.insert(A.k_cache.end(), k.begin(), k.end());
@@ -399,8 +419,8 @@ absl::Status Qwen35Model::Attention(Layer& L, const float* h, int64_t n, float* 
   QWEN35_RETURN_IF_ERROR(ops_.Attention(p));
   // Output gate: attn * sigmoid(gate).
   QWEN35_RETURN_IF_ERROR(ops_.Unary(OXI_UNARY_SIGMOID, gate.data(), n * nh * hd, gate.data()));
-  QWEN35_RETURN_IF_ERROR(ops_.Binary(OXI_BINARY_MUL, att.data(), gate.data(), n * nh * hd, n * nh * hd,
-                                     att.data()));
+  QWEN35_RETURN_IF_ERROR(
+      ops_.Binary(OXI_BINARY_MUL, att.data(), gate.data(), n * nh * hd, n * nh * hd, att.data()));
   return ops_.MatMul(att.data(), n, nh * hd, A.o_proj.data, A.o_proj.dtype, H, out);
 }
 

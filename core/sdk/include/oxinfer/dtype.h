@@ -13,6 +13,16 @@
  *   Q4_0  18-byte block: f16 scale d, then 16 bytes; byte j holds element j in
  *         its low nibble and element j+16 in its high nibble; x = d * (nibble - 8).
  * Q8_0 and Q4_0 are bit-compatible with GGUF's blocks of the same names.
+ *
+ * Row-interleaved forms, for matrix-vector products (decode), which then read
+ * one sequential stream and get eight rows' dot products in one register:
+ *   Q8_0x8, Q4_0x8  the blocks of Q8_0 / Q4_0, rows in groups of 8 (a matrix's
+ *         row count must be a multiple of 8). Group g (rows 8g..8g+7) is
+ *         K/32 super-blocks, one per block column b, each 8 block sizes long:
+ *         the 8 rows' f16 scales (row r at 2r), then their quant bytes four
+ *         at a time: byte 16 + 32t + 4r + u holds row r's qs[4t + u].
+ *         Same size as the plain form (row bytes are the plain form's); only
+ *         whole groups of rows can be sliced. oxi_dtype_x8_block() reads one.
  */
 #ifndef OXINFER_DTYPE_H_
 #define OXINFER_DTYPE_H_
@@ -39,7 +49,12 @@ typedef enum oxi_dtype {
   OXI_DTYPE_I8 = 10,
   OXI_DTYPE_U8 = 11,
   OXI_DTYPE_BOOL = 12,
+  OXI_DTYPE_Q8_0_X8 = 13,
+  OXI_DTYPE_Q4_0_X8 = 14,
 } oxi_dtype;
+
+/* Rows per interleaved group of the _X8 forms. */
+#define OXI_X8_ROWS 8
 
 /* Elements per quantisation block. */
 #define OXI_QK 32
@@ -62,14 +77,24 @@ _Static_assert(sizeof(oxi_block_q8_0) == 34, "Q8_0 block is 34 bytes");
 _Static_assert(sizeof(oxi_block_q4_0) == 18, "Q4_0 block is 18 bytes");
 #endif
 
+/* The plain form of a row-interleaved type (Q4_0x8 -> Q4_0); others as given. */
+static inline oxi_dtype oxi_dtype_plain(oxi_dtype t) {
+  return t == OXI_DTYPE_Q8_0_X8 ? OXI_DTYPE_Q8_0 : t == OXI_DTYPE_Q4_0_X8 ? OXI_DTYPE_Q4_0 : t;
+}
+
+static inline int oxi_dtype_is_x8(oxi_dtype t) {
+  return t == OXI_DTYPE_Q8_0_X8 || t == OXI_DTYPE_Q4_0_X8;
+}
+
 /* Elements per storage unit (1, or OXI_QK for the block formats). */
 static inline int64_t oxi_dtype_block_elems(oxi_dtype t) {
+  t = oxi_dtype_plain(t);
   return (t == OXI_DTYPE_Q8_0 || t == OXI_DTYPE_Q4_0) ? OXI_QK : 1;
 }
 
 /* Bytes per storage unit; 0 for an invalid type. */
 static inline int64_t oxi_dtype_block_bytes(oxi_dtype t) {
-  switch (t) {
+  switch (oxi_dtype_plain(t)) {
     case OXI_DTYPE_F64: case OXI_DTYPE_I64: return 8;
     case OXI_DTYPE_F32: case OXI_DTYPE_I32: return 4;
     case OXI_DTYPE_BF16: case OXI_DTYPE_F16: case OXI_DTYPE_I16: return 2;
@@ -94,6 +119,8 @@ static inline const char* oxi_dtype_name(oxi_dtype t) {
     case OXI_DTYPE_F16: return "f16";
     case OXI_DTYPE_Q8_0: return "q8_0";
     case OXI_DTYPE_Q4_0: return "q4_0";
+    case OXI_DTYPE_Q8_0_X8: return "q8_0x8";
+    case OXI_DTYPE_Q4_0_X8: return "q4_0x8";
     case OXI_DTYPE_F64: return "f64";
     case OXI_DTYPE_I64: return "i64";
     case OXI_DTYPE_I32: return "i32";
@@ -103,6 +130,21 @@ static inline const char* oxi_dtype_name(oxi_dtype t) {
     case OXI_DTYPE_BOOL: return "bool";
     default: return "invalid";
   }
+}
+
+/* Copies block `b` of row `row` of an _X8 matrix with k columns (starting at
+ * `base`) into `out`, as a plain Q8_0 / Q4_0 block. */
+static inline void oxi_dtype_x8_block(const void* base, oxi_dtype t, int64_t k, int64_t row,
+                                      int64_t b, void* out) {
+  const int64_t bb = oxi_dtype_block_bytes(t);
+  const int64_t qb = bb - 2; /* quant bytes per block */
+  const int r = (int)(row % OXI_X8_ROWS);
+  const uint8_t* sb = (const uint8_t*)base +
+                      ((row / OXI_X8_ROWS) * (k / OXI_QK) + b) * (OXI_X8_ROWS * bb);
+  uint8_t* o = (uint8_t*)out;
+  int64_t t4;
+  memcpy(o, sb + 2 * r, 2);
+  for (t4 = 0; t4 < qb / 4; ++t4) memcpy(o + 2 + 4 * t4, sb + 16 + 32 * t4 + 4 * r, 4);
 }
 
 /* ---- scalar conversions (reference semantics for every backend) ---- */

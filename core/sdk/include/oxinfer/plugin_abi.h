@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 #define OXI_ABI_MAJOR 1
-#define OXI_ABI_MINOR 0
+#define OXI_ABI_MINOR 1
 #define OXI_ENTRY_SYMBOL "oxinfer_plugin_entry"
 
 #if defined(_WIN32)
@@ -205,6 +205,11 @@ typedef struct oxi_backend_iface {
   /* out[i] = x[i] * s + b */
   int32_t (*scale)(void* self, const float* x, int64_t n, float s, float b, float* out);
   int32_t (*attention)(void* self, const oxi_attention_params* params);
+  /* ABI 1.1. The storage this backend's matmul reads fastest for a weight
+   * [n][k] that a model wants held as `dtype`: dtype itself, or a layout of
+   * the same values (Q4_0 -> Q4_0x8, see dtype.h) that convert() produces.
+   * Optional (NULL: as asked). Models call it once per weight, at load. */
+  oxi_dtype (*matmul_weight_dtype)(void* self, oxi_dtype dtype, int64_t n, int64_t k);
 } oxi_backend_iface;
 
 /* An 8-bit image; who allocated `pixels` says who frees it. */
