@@ -38,9 +38,9 @@ namespace {
 
 constexpr int64_t kDecodeN = 14336, kDecodeK = 4096;
 constexpr int64_t kPrefillM = 512, kPrefillN = 4096, kPrefillK = 4096;
-// Total weight bytes a decode pass rotates through: twice this machine's
+// Total weight bytes a decode pass rotates through: eight times this machine's
 // 32 MiB L3, so every pass comes from DRAM.
-constexpr int64_t kMinStreamBytes = int64_t{96} << 20;
+constexpr int64_t kMinStreamBytes = int64_t{256} << 20;
 
 const oxi_backend_iface* Backend() {
   static const oxi_backend_iface* iface = [] {

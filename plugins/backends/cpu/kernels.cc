@@ -220,16 +220,38 @@ void QuantizeBlockQ4(const float* x, oxi_block_q4_0* out) {
   }
 }
 
+#if OXI_KERNELS_X86
+// One block's 32 int8 quants (lo: 0..15, hi: 16..31) times d, as f32.
+inline void DequantQ8Regs(__m128i lo, __m128i hi, float d, float* o) {
+  const __m256 dv = _mm256_set1_ps(d);
+  const __m128i parts[4] = {lo, _mm_srli_si128(lo, 8), hi, _mm_srli_si128(hi, 8)};
+  for (int j = 0; j < 4; ++j) {
+    _mm256_storeu_ps(o + 8 * j,
+                     _mm256_mul_ps(dv, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(parts[j]))));
+  }
+}
+// One block's 16 Q4_0 quant bytes times d, as f32 (x = d * (nibble - 8)).
+inline void DequantQ4Regs(__m128i raw, float d, float* o) {
+  const __m128i m4 = _mm_set1_epi8(0x0f);
+  const __m128i eight = _mm_set1_epi8(8);
+  const __m128i lo = _mm_sub_epi8(_mm_and_si128(raw, m4), eight);
+  const __m128i hi = _mm_sub_epi8(_mm_and_si128(_mm_srli_epi16(raw, 4), m4), eight);
+  DequantQ8Regs(lo, hi, d, o);
+}
+inline int32_t Load4(const uint8_t* p) {
+  int32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
+#endif
+
 void DequantQ8(const oxi_block_q8_0* b, int64_t nb, float* out) {
   for (int64_t i = 0; i < nb; ++i) {
     const float d = oxi_f16_to_f32(b[i].d);
     float* o = out + i * OXI_QK;
 #if OXI_KERNELS_X86
-    const __m256 dv = _mm256_set1_ps(d);
-    for (int j = 0; j < OXI_QK; j += 8) {
-      const __m128i q = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(b[i].qs + j));
-      _mm256_storeu_ps(o + j, _mm256_mul_ps(dv, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(q))));
-    }
+    DequantQ8Regs(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b[i].qs)),
+                  _mm_loadu_si128(reinterpret_cast<const __m128i*>(b[i].qs + 16)), d, o);
 #else
     for (int j = 0; j < OXI_QK; ++j) o[j] = d * static_cast<float>(b[i].qs[j]);
 #endif
@@ -241,17 +263,7 @@ void DequantQ4(const oxi_block_q4_0* b, int64_t nb, float* out) {
     const float d = oxi_f16_to_f32(b[i].d);
     float* o = out + i * OXI_QK;
 #if OXI_KERNELS_X86
-    const __m256 dv = _mm256_set1_ps(d);
-    const __m128i raw = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b[i].qs));
-    const __m128i m4 = _mm_set1_epi8(0x0f);
-    const __m128i eight = _mm_set1_epi8(8);
-    const __m128i lo = _mm_sub_epi8(_mm_and_si128(raw, m4), eight);
-    const __m128i hi = _mm_sub_epi8(_mm_and_si128(_mm_srli_epi16(raw, 4), m4), eight);
-    const __m128i parts[4] = {lo, _mm_srli_si128(lo, 8), hi, _mm_srli_si128(hi, 8)};
-    for (int j = 0; j < 4; ++j) {
-      _mm256_storeu_ps(o + 8 * j,
-                       _mm256_mul_ps(dv, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(parts[j]))));
-    }
+    DequantQ4Regs(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b[i].qs)), d, o);
 #else
     for (int j = 0; j < OXI_QK / 2; ++j) {
       o[j] = d * static_cast<float>((b[i].qs[j] & 0x0f) - 8);
@@ -320,11 +332,34 @@ void WeightRowToF32(const uint8_t* w, oxi_dtype t, int64_t k, int64_t j, int64_t
     return;
   }
   const oxi_dtype p = oxi_dtype_plain(t);
+#if OXI_KERNELS_X86
+  // Straight from the super-blocks (prefill packs every weight row this way).
+  const int64_t bb = oxi_dtype_block_bytes(p);
+  const int r = static_cast<int>(j % OXI_X8_ROWS);
+  const uint8_t* group = w + (j / OXI_X8_ROWS) * OXI_X8_ROWS * oxi_dtype_row_bytes(p, k);
+  for (int64_t b = k0 / OXI_QK; b < (k0 + kc) / OXI_QK; ++b) {
+    const uint8_t* sb = group + b * OXI_X8_ROWS * bb;
+    uint16_t h;
+    std::memcpy(&h, sb + 2 * r, 2);
+    const float d = oxi_f16_to_f32(h);
+    const uint8_t* q = sb + 16 + 4 * r;
+    float* o = out + b * OXI_QK - k0;
+    const __m128i lo = _mm_setr_epi32(Load4(q), Load4(q + 32), Load4(q + 64), Load4(q + 96));
+    if (p == OXI_DTYPE_Q4_0) {
+      DequantQ4Regs(lo, d, o);
+    } else {
+      const __m128i hi =
+          _mm_setr_epi32(Load4(q + 128), Load4(q + 160), Load4(q + 192), Load4(q + 224));
+      DequantQ8Regs(lo, hi, d, o);
+    }
+  }
+#else
   alignas(8) uint8_t blk[sizeof(oxi_block_q8_0)];
   for (int64_t b = k0 / OXI_QK; b < (k0 + kc) / OXI_QK; ++b) {
     oxi_dtype_x8_block(w, t, k, j, b, blk);
     RowToF32(blk, p, 0, OXI_QK, out + b * OXI_QK - k0);
   }
+#endif
 }
 
 // Eight plain rows of block type p <-> one _X8 group (layout: dtype.h).
@@ -756,123 +791,180 @@ inline __m256i Broadcast4(const int8_t* p) {
   return _mm256_set1_epi32(v);
 }
 
-// Q4_0x8: one group of eight weight rows against activation rows i0..i0+M-1.
+// Q4_0x8: S groups of eight weight rows against activation rows i0..i0+M-1.
 // Lane r of every register belongs to weight row r: a maddubs of four of its
 // nibbles against four broadcast activations gives its partial dot, so the
-// eight rows' results come out side by side with no horizontal sums, and the
-// group is read as one sequential stream. Up to 16 products of |nibble| <= 15
+// eight rows' results come out side by side with no horizontal sums, and a
+// group is read as one sequential stream. S groups far apart keep S DRAM
+// streams in flight, which one core needs to approach its read limit (on
+// this Zen 3 VM, 1 thread: one stream ~16 GB/s, two ~20, four ~23). Up to
+// 16 products of nibble <= 15
 // and |q| <= 127 fit an int16 lane, so the 8 maddubs per block add in int16.
-template <int M>
-void Q4X8Group(const QuantAct& a, int64_t i0, const uint8_t* g, float* y, int64_t n) {
+template <int M, int S>
+void Q4X8Groups(const QuantAct& a, int64_t i0, const uint8_t* const* g, float* const* y,
+                int64_t n) {
   const int64_t nb = a.nb, nbp = a.nbp, k = a.k;
   const __m256i m4 = _mm256_set1_epi8(0x0f);
   const __m256i ones = _mm256_set1_epi16(1);
   constexpr int64_t kSuper = OXI_X8_ROWS * sizeof(oxi_block_q4_0);
-  __m256 acc[M];
+  __m256 acc[S][M];
 #pragma GCC unroll 4
-  for (int i = 0; i < M; ++i) acc[i] = _mm256_setzero_ps();
+  for (int s = 0; s < S; ++s) {
+#pragma GCC unroll 4
+    for (int i = 0; i < M; ++i) acc[s][i] = _mm256_setzero_ps();
+  }
   for (int64_t b = 0; b < nb; ++b) {
-    const uint8_t* sb = g + b * kSuper;
-    const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(sb)));
-    __m256i s16[M];
 #pragma GCC unroll 4
-    for (int i = 0; i < M; ++i) s16[i] = _mm256_setzero_si256();
+    for (int s = 0; s < S; ++s) {
+      const uint8_t* sb = g[s] + b * kSuper;
+      const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(sb)));
+      __m256i s16[M];
 #pragma GCC unroll 4
-    for (int t = 0; t < 4; ++t) {
-      const __m256i raw = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(sb + 16 + 32 * t));
-      const __m256i lo = _mm256_and_si256(raw, m4);
-      const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(raw, 4), m4);
+      for (int i = 0; i < M; ++i) s16[i] = _mm256_setzero_si256();
+#pragma GCC unroll 4
+      for (int t = 0; t < 4; ++t) {
+        const __m256i raw = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(sb + 16 + 32 * t));
+        const __m256i lo = _mm256_and_si256(raw, m4);
+        const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(raw, 4), m4);
+#pragma GCC unroll 4
+        for (int i = 0; i < M; ++i) {
+          const int8_t* q = a.qs + (i0 + i) * k + b * OXI_QK + 4 * t;
+          s16[i] = _mm256_add_epi16(s16[i], _mm256_maddubs_epi16(lo, Broadcast4(q)));
+          s16[i] = _mm256_add_epi16(s16[i], _mm256_maddubs_epi16(hi, Broadcast4(q + 16)));
+        }
+      }
 #pragma GCC unroll 4
       for (int i = 0; i < M; ++i) {
-        const int8_t* q = a.qs + (i0 + i) * k + b * OXI_QK + 4 * t;
-        s16[i] = _mm256_add_epi16(s16[i], _mm256_maddubs_epi16(lo, Broadcast4(q)));
-        s16[i] = _mm256_add_epi16(s16[i], _mm256_maddubs_epi16(hi, Broadcast4(q + 16)));
+        const int64_t at = (i0 + i) * nbp + b;
+        const __m256i s32 =
+            _mm256_add_epi32(_mm256_madd_epi16(s16[i], ones), _mm256_set1_epi32(a.icorr[at]));
+        acc[s][i] = _mm256_fmadd_ps(_mm256_mul_ps(dw, _mm256_set1_ps(a.d[at])),
+                                    _mm256_cvtepi32_ps(s32), acc[s][i]);
       }
-    }
-#pragma GCC unroll 4
-    for (int i = 0; i < M; ++i) {
-      const int64_t at = (i0 + i) * nbp + b;
-      const __m256i s32 =
-          _mm256_add_epi32(_mm256_madd_epi16(s16[i], ones), _mm256_set1_epi32(a.icorr[at]));
-      acc[i] = _mm256_fmadd_ps(_mm256_mul_ps(dw, _mm256_set1_ps(a.d[at])), _mm256_cvtepi32_ps(s32),
-                               acc[i]);
     }
   }
 #pragma GCC unroll 4
-  for (int i = 0; i < M; ++i) _mm256_storeu_ps(y + (i0 + i) * n, acc[i]);
+  for (int s = 0; s < S; ++s) {
+#pragma GCC unroll 4
+    for (int i = 0; i < M; ++i) _mm256_storeu_ps(y[s] + (i0 + i) * n, acc[s][i]);
+  }
 }
 
 // Q8_0x8: as Q4_0x8, with Q8_0's |x| * sign(w, x) products (int16 pairs
 // that must widen to int32 before they add).
-template <int M>
-void Q8X8Group(const QuantAct& a, int64_t i0, const uint8_t* g, float* y, int64_t n) {
+template <int M, int S>
+void Q8X8Groups(const QuantAct& a, int64_t i0, const uint8_t* const* g, float* const* y,
+                int64_t n) {
   const int64_t nb = a.nb, nbp = a.nbp, k = a.k;
   const __m256i ones = _mm256_set1_epi16(1);
   constexpr int64_t kSuper = OXI_X8_ROWS * sizeof(oxi_block_q8_0);
-  __m256 acc[M];
+  __m256 acc[S][M];
 #pragma GCC unroll 4
-  for (int i = 0; i < M; ++i) acc[i] = _mm256_setzero_ps();
+  for (int s = 0; s < S; ++s) {
+#pragma GCC unroll 4
+    for (int i = 0; i < M; ++i) acc[s][i] = _mm256_setzero_ps();
+  }
   for (int64_t b = 0; b < nb; ++b) {
-    const uint8_t* sb = g + b * kSuper;
-    const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(sb)));
-    __m256i s32[M];
 #pragma GCC unroll 4
-    for (int i = 0; i < M; ++i) s32[i] = _mm256_setzero_si256();
+    for (int s = 0; s < S; ++s) {
+      const uint8_t* sb = g[s] + b * kSuper;
+      const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(sb)));
+      __m256i s32[M];
+#pragma GCC unroll 4
+      for (int i = 0; i < M; ++i) s32[i] = _mm256_setzero_si256();
 #pragma GCC unroll 8
-    for (int t = 0; t < 8; ++t) {
-      const __m256i wq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(sb + 16 + 32 * t));
+      for (int t = 0; t < 8; ++t) {
+        const __m256i wq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(sb + 16 + 32 * t));
+#pragma GCC unroll 4
+        for (int i = 0; i < M; ++i) {
+          const int64_t off = (i0 + i) * k + b * OXI_QK + 4 * t;
+          const __m256i p16 = _mm256_maddubs_epi16(Broadcast4(a.aqs + off),
+                                                   _mm256_sign_epi8(wq, Broadcast4(a.qs + off)));
+          s32[i] = _mm256_add_epi32(s32[i], _mm256_madd_epi16(p16, ones));
+        }
+      }
 #pragma GCC unroll 4
       for (int i = 0; i < M; ++i) {
-        const int64_t off = (i0 + i) * k + b * OXI_QK + 4 * t;
-        const __m256i p16 = _mm256_maddubs_epi16(Broadcast4(a.aqs + off),
-                                                 _mm256_sign_epi8(wq, Broadcast4(a.qs + off)));
-        s32[i] = _mm256_add_epi32(s32[i], _mm256_madd_epi16(p16, ones));
+        acc[s][i] = _mm256_fmadd_ps(_mm256_mul_ps(dw, _mm256_set1_ps(a.d[(i0 + i) * nbp + b])),
+                                    _mm256_cvtepi32_ps(s32[i]), acc[s][i]);
       }
     }
+  }
 #pragma GCC unroll 4
-    for (int i = 0; i < M; ++i) {
-      acc[i] = _mm256_fmadd_ps(_mm256_mul_ps(dw, _mm256_set1_ps(a.d[(i0 + i) * nbp + b])),
-                               _mm256_cvtepi32_ps(s32[i]), acc[i]);
+  for (int s = 0; s < S; ++s) {
+#pragma GCC unroll 4
+    for (int i = 0; i < M; ++i) _mm256_storeu_ps(y[s] + (i0 + i) * n, acc[s][i]);
+  }
+}
+
+template <int M, int S>
+void X8Groups(const QuantAct& a, oxi_dtype wt, int64_t i0, const uint8_t* const* g, float* const* y,
+              int64_t n) {
+  if (wt == OXI_DTYPE_Q4_0_X8) {
+    Q4X8Groups<M, S>(a, i0, g, y, n);
+  } else {
+    Q8X8Groups<M, S>(a, i0, g, y, n);
+  }
+}
+
+// All activation rows against S groups: one row at a time with four streams,
+// two rows with two, else four rows (registers run out beyond); a second
+// pass over a group finds it in L1/L2.
+template <int S>
+void X8AllRows(const QuantAct& a, oxi_dtype wt, const uint8_t* const* g, float* const* y,
+               int64_t n) {
+  constexpr int kStep = S == 4 ? 1 : S == 2 ? 2 : 4;
+  for (int64_t i0 = 0; i0 < a.m; i0 += kStep) {
+    switch (std::min<int64_t>(kStep, a.m - i0)) {
+      case 1:
+        X8Groups<1, S>(a, wt, i0, g, y, n);
+        break;
+      case 2:
+        X8Groups<2, S>(a, wt, i0, g, y, n);
+        break;
+      case 3:
+        X8Groups<3, S>(a, wt, i0, g, y, n);
+        break;
+      default:
+        X8Groups<kStep, S>(a, wt, i0, g, y, n);
+        break;
     }
   }
-#pragma GCC unroll 4
-  for (int i = 0; i < M; ++i) _mm256_storeu_ps(y + (i0 + i) * n, acc[i]);
 }
 
-template <int M>
-void X8Group(const QuantAct& a, oxi_dtype wt, int64_t i0, const uint8_t* g, float* y, int64_t n) {
-  if (wt == OXI_DTYPE_Q4_0_X8) {
-    Q4X8Group<M>(a, i0, g, y, n);
-  } else {
-    Q8X8Group<M>(a, i0, g, y, n);
+// Groups [g0, g1) walked as S sequential streams, one from the start of each
+// of S equal parts; the leftover groups one at a time.
+template <int S>
+void X8Streams(const QuantAct& a, const uint8_t* w, oxi_dtype wt, int64_t group_bytes, int64_t n,
+               float* y, int64_t g0, int64_t g1) {
+  const int64_t part = (g1 - g0) / S;
+  for (int64_t j = 0; j < part; ++j) {
+    const uint8_t* g[S];
+    float* yg[S];
+    for (int s = 0; s < S; ++s) {
+      const int64_t gi = g0 + s * part + j;
+      g[s] = w + gi * group_bytes;
+      yg[s] = y + gi * OXI_X8_ROWS;
+    }
+    X8AllRows<S>(a, wt, g, yg, n);
+  }
+  for (int64_t gi = g0 + S * part; gi < g1; ++gi) {
+    const uint8_t* g[1] = {w + gi * group_bytes};
+    float* yg[1] = {y + gi * OXI_X8_ROWS};
+    X8AllRows<1>(a, wt, g, yg, n);
   }
 }
 
-// Decode on _X8 weights: groups in parallel; activation rows four at a time
-// (a second pass over a group finds it in L1/L2).
+// Decode on _X8 weights: each thread's contiguous range of groups as several
+// sequential streams (four for one activation row, two for more).
 void QuantDecodeX8(const QuantAct& a, const uint8_t* w, oxi_dtype wt, int64_t row_bytes, int64_t n,
                    float* y) {
   const int64_t group_bytes = OXI_X8_ROWS * row_bytes;
   Parallel(n / OXI_X8_ROWS, 2, [&](int64_t g0, int64_t g1) {
-    for (int64_t g = g0; g < g1; ++g) {
-      const uint8_t* gp = w + g * group_bytes;
-      float* yg = y + g * OXI_X8_ROWS;
-      for (int64_t i0 = 0; i0 < a.m; i0 += 4) {
-        switch (std::min<int64_t>(4, a.m - i0)) {
-          case 1:
-            X8Group<1>(a, wt, i0, gp, yg, n);
-            break;
-          case 2:
-            X8Group<2>(a, wt, i0, gp, yg, n);
-            break;
-          case 3:
-            X8Group<3>(a, wt, i0, gp, yg, n);
-            break;
-          default:
-            X8Group<4>(a, wt, i0, gp, yg, n);
-            break;
-        }
-      }
+    if (a.m == 1) {
+      X8Streams<4>(a, w, wt, group_bytes, n, y, g0, g1);
+    } else {
+      X8Streams<2>(a, w, wt, group_bytes, n, y, g0, g1);
     }
   });
 }
@@ -949,8 +1041,8 @@ inline float LoadW1(const uint8_t* row, int64_t p) {
 
 // Float weights: M activation rows against R weight rows, streaming W once.
 template <int T, int M, int R>
-void DenseTile(const float* x, int64_t k, const uint8_t* w, int64_t row_bytes, float* y,
-               int64_t n) {
+void DenseTile(const float* x, int64_t k, const uint8_t* w, int64_t row_bytes, float* y, int64_t n,
+               int64_t y_stride = 1) {
   __m256 acc[M][R];
   for (int i = 0; i < M; ++i)
     for (int r = 0; r < R; ++r) acc[i][r] = _mm256_setzero_ps();
@@ -967,7 +1059,7 @@ void DenseTile(const float* x, int64_t k, const uint8_t* w, int64_t row_bytes, f
     for (int r = 0; r < R; ++r) {
       float s = Hsum(acc[i][r]);
       for (int64_t q = p; q < k; ++q) s += x[i * k + q] * LoadW1<T>(w + r * row_bytes, q);
-      y[i * n + r] = s;
+      y[i * n + r * y_stride] = s;
     }
   }
 }
@@ -980,13 +1072,28 @@ void DenseRows(const float* x, int64_t k, const uint8_t* w, int64_t row_bytes, i
   for (; j < j1; ++j) DenseTile<T, M, 1>(x, k, w + j * row_bytes, row_bytes, y + j, n);
 }
 
+// As DenseRows with a tile's rows from R equal parts of [j0, j1) (see
+// Bf16RowsSpread).
+template <int T, int M, int R>
+void DenseRowsSpread(const float* x, int64_t k, const uint8_t* w, int64_t row_bytes, int64_t n,
+                     float* y, int64_t j0, int64_t j1) {
+  const int64_t part = (j1 - j0) / R;
+  for (int64_t t = 0; t < part; ++t) {
+    const int64_t j = j0 + t;
+    DenseTile<T, M, R>(x, k, w + j * row_bytes, part * row_bytes, y + j, n, part);
+  }
+  for (int64_t j = j0 + R * part; j < j1; ++j) {
+    DenseTile<T, M, 1>(x, k, w + j * row_bytes, row_bytes, y + j, n);
+  }
+}
+
 // bf16 weights without shuffles: a 32-byte load holds 16 elements; shifting
 // each 32-bit lane left by 16 gives the even elements as f32 and masking the
 // low half gives the odd ones. The activations are split into even and odd
 // halves once per call (xs: per row, [k16/2] even then [k16/2] odd).
 template <int M, int R>
 void Bf16Tile(const float* x, const float* xs, int64_t k, const uint8_t* w, int64_t row_bytes,
-              float* y, int64_t n) {
+              float* y, int64_t n, int64_t y_stride = 1) {
   const int64_t k16 = k / 16 * 16, h = k16 / 2;
   const __m256i hi_mask = _mm256_set1_epi32(static_cast<int>(0xffff0000u));
   __m256 ae[M][R], ao[M][R];
@@ -1022,7 +1129,7 @@ void Bf16Tile(const float* x, const float* xs, int64_t k, const uint8_t* w, int6
       float s = Hsum(_mm256_add_ps(ae[i][r], ao[i][r]));
       const uint16_t* wr = reinterpret_cast<const uint16_t*>(w + r * row_bytes);
       for (int64_t q = k16; q < k; ++q) s += x[i * k + q] * oxi_bf16_to_f32(wr[q]);
-      y[i * n + r] = s;
+      y[i * n + r * y_stride] = s;
     }
   }
 }
@@ -1033,6 +1140,22 @@ void Bf16Rows(const float* x, const float* xs, int64_t k, const uint8_t* w, int6
   int64_t j = j0;
   for (; j + R <= j1; j += R) Bf16Tile<M, R>(x, xs, k, w + j * row_bytes, row_bytes, y + j, n);
   for (; j < j1; ++j) Bf16Tile<M, 1>(x, xs, k, w + j * row_bytes, row_bytes, y + j, n);
+}
+
+// As Bf16Rows, but a tile's R rows come from R equal parts of [j0, j1): R
+// sequential streams far apart, which one core needs in flight to approach
+// its read limit (adjacent rows end their streams every few KiB).
+template <int M, int R>
+void Bf16RowsSpread(const float* x, const float* xs, int64_t k, const uint8_t* w, int64_t row_bytes,
+                    int64_t n, float* y, int64_t j0, int64_t j1) {
+  const int64_t part = (j1 - j0) / R;
+  for (int64_t t = 0; t < part; ++t) {
+    const int64_t j = j0 + t;
+    Bf16Tile<M, R>(x, xs, k, w + j * row_bytes, part * row_bytes, y + j, n, part);
+  }
+  for (int64_t j = j0 + R * part; j < j1; ++j) {
+    Bf16Tile<M, 1>(x, xs, k, w + j * row_bytes, row_bytes, y + j, n);
+  }
 }
 
 void Bf16DecodeX86(const float* x, int64_t m, int64_t k, const uint8_t* w, int64_t row_bytes,
@@ -1048,7 +1171,7 @@ void Bf16DecodeX86(const float* x, int64_t m, int64_t k, const uint8_t* w, int64
   Parallel(n, kDecodeGrain, [&](int64_t j0, int64_t j1) {
     switch (m) {
       case 1:
-        Bf16Rows<1, 4>(x, xs, k, w, row_bytes, n, y, j0, j1);
+        Bf16RowsSpread<1, 4>(x, xs, k, w, row_bytes, n, y, j0, j1);
         break;
       case 2:
         Bf16Rows<2, 2>(x, xs, k, w, row_bytes, n, y, j0, j1);
@@ -1081,7 +1204,7 @@ void DenseDecodeX86(const float* x, int64_t m, int64_t k, const uint8_t* w, int6
   Parallel(n, kDecodeGrain, [&](int64_t j0, int64_t j1) {
     switch (m) {
       case 1:
-        DenseRows<T, 1, 4>(x, k, w, row_bytes, n, y, j0, j1);
+        DenseRowsSpread<T, 1, 4>(x, k, w, row_bytes, n, y, j0, j1);
         break;
       case 2:
         DenseRows<T, 2, 4>(x, k, w, row_bytes, n, y, j0, j1);
