@@ -54,19 +54,26 @@ absl::Status CheckObjectFile(const std::string& path) {
 
 const char* PluginStateName(PluginState state) {
   switch (state) {
-    case PluginState::kLoaded: return "loaded";
-    case PluginState::kDeclined: return "declined";
-    case PluginState::kRejected: return "rejected";
+    case PluginState::kLoaded:
+      return "loaded";
+    case PluginState::kDeclined:
+      return "declined";
+    case PluginState::kRejected:
+      return "rejected";
   }
   return "?";
 }
 
 const char* PluginKindName(int32_t kind) {
   switch (kind) {
-    case OXI_PLUGIN_BACKEND: return "backend";
-    case OXI_PLUGIN_MODEL: return "model";
-    case OXI_PLUGIN_CODEC: return "codec";
-    default: return "?";
+    case OXI_PLUGIN_BACKEND:
+      return "backend";
+    case OXI_PLUGIN_MODEL:
+      return "model";
+    case OXI_PLUGIN_CODEC:
+      return "codec";
+    default:
+      return "?";
   }
 }
 
@@ -156,14 +163,14 @@ absl::Status PluginRegistry::LoadFile(const std::string& path) {
   rec.abi_minor = p->abi_minor;
   if (p->abi_major != OXI_ABI_MAJOR) {
     return reject(absl::FailedPreconditionError(absl::StrFormat(
-        "%s: built for plugin ABI %u.%u, this host speaks ABI %d.%d (major versions differ)",
-        path, p->abi_major, p->abi_minor, OXI_ABI_MAJOR, OXI_ABI_MINOR)));
+        "%s: built for plugin ABI %u.%u, this host speaks ABI %d.%d (major versions differ)", path,
+        p->abi_major, p->abi_minor, OXI_ABI_MAJOR, OXI_ABI_MINOR)));
   }
   if (!OXI_HAS_FIELD(p, oxi_plugin, get_interface)) {
     return reject(absl::InvalidArgumentError(absl::StrFormat(
         "%s: plugin descriptor too small (%u bytes, ABI %u.x needs %u)", path, p->struct_size,
-        OXI_ABI_MAJOR, static_cast<unsigned>(offsetof(oxi_plugin, get_interface) +
-                                              sizeof(p->get_interface)))));
+        OXI_ABI_MAJOR,
+        static_cast<unsigned>(offsetof(oxi_plugin, get_interface) + sizeof(p->get_interface)))));
   }
   rec.kind = p->kind;
   rec.name = p->name ? p->name : "";
@@ -179,14 +186,13 @@ absl::Status PluginRegistry::LoadFile(const std::string& path) {
   }
   for (const auto& other : records_) {
     if (other.name == rec.name && other.state != PluginState::kRejected) {
-      return reject(absl::AlreadyExistsError(
-          absl::StrFormat("%s: shadowed by %s (same name '%s', found first)", path, other.path,
-                          rec.name)));
+      return reject(absl::AlreadyExistsError(absl::StrFormat(
+          "%s: shadowed by %s (same name '%s', found first)", path, other.path, rec.name)));
     }
   }
   if (p->score == nullptr || p->get_interface == nullptr) {
-    return reject(absl::InvalidArgumentError(absl::StrFormat(
-        "%s: plugin '%s' lacks score() or get_interface()", path, rec.name)));
+    return reject(absl::InvalidArgumentError(
+        absl::StrFormat("%s: plugin '%s' lacks score() or get_interface()", path, rec.name)));
   }
 
   char message[kMessageSize] = {};
@@ -202,9 +208,9 @@ absl::Status PluginRegistry::LoadFile(const std::string& path) {
   message[0] = '\0';
   rec.iface = p->get_interface(HostServices(), message, sizeof message);
   if (rec.iface == nullptr) {
-    return reject(absl::InternalError(absl::StrFormat(
-        "%s: plugin '%s' gave no interface: %s", path, rec.name,
-        message[0] ? message : "no reason given")));
+    return reject(
+        absl::InternalError(absl::StrFormat("%s: plugin '%s' gave no interface: %s", path, rec.name,
+                                            message[0] ? message : "no reason given")));
   }
   // Every kind's interface starts with struct_size; a zero or tiny one is a broken plugin.
   if (*static_cast<const uint32_t*>(rec.iface) < sizeof(uint32_t) * 2) {
@@ -221,8 +227,9 @@ std::vector<const PluginRecord*> PluginRegistry::Loaded(int32_t kind) const {
   for (const auto& r : records_) {
     if (r.kind == kind && r.state == PluginState::kLoaded) out.push_back(&r);
   }
-  std::stable_sort(out.begin(), out.end(),
-                   [](const PluginRecord* a, const PluginRecord* b) { return a->score > b->score; });
+  std::stable_sort(out.begin(), out.end(), [](const PluginRecord* a, const PluginRecord* b) {
+    return a->score > b->score;
+  });
   return out;
 }
 
@@ -230,8 +237,17 @@ absl::StatusOr<const PluginRecord*> PluginRegistry::ChooseBackend(absl::string_v
   const auto loaded = Loaded(OXI_PLUGIN_BACKEND);
   if (device.empty() || device == "auto") {
     if (loaded.empty()) {
-      return absl::NotFoundError(
-          "no usable backend plugin found; run `oxinfer --plugins` to see what was searched");
+      // Say what was seen and why each was not usable: the fix is different
+      // for a missing folder, an old ABI and a CPU without the ISA.
+      std::string seen;
+      for (const auto& r : records_) {
+        if (r.kind != OXI_PLUGIN_BACKEND && r.state != PluginState::kRejected) continue;
+        absl::StrAppend(&seen, "\n  ", r.name.empty() ? r.path : r.name, " ",
+                        PluginStateName(r.state), ": ", r.reason);
+      }
+      return absl::NotFoundError(absl::StrCat(
+          "no usable backend plugin found; run `oxinfer --plugins` to see what was searched",
+          seen.empty() ? " (no backend plugin was found at all)" : seen));
     }
     return loaded.front();
   }
@@ -244,8 +260,8 @@ absl::StatusOr<const PluginRecord*> PluginRegistry::ChooseBackend(absl::string_v
   for (const auto& r : records_) {
     if (r.name != device || r.kind != OXI_PLUGIN_BACKEND) continue;
     if (r.state == PluginState::kLoaded) return &r;
-    return absl::FailedPreconditionError(absl::StrFormat(
-        "backend '%s' is %s: %s", device, PluginStateName(r.state), r.reason));
+    return absl::FailedPreconditionError(
+        absl::StrFormat("backend '%s' is %s: %s", device, PluginStateName(r.state), r.reason));
   }
   std::string names;
   for (const PluginRecord* r : loaded) absl::StrAppend(&names, names.empty() ? "" : ", ", r->name);
