@@ -150,6 +150,17 @@ absl::Status Gemma4Model::Load(const std::string& model_dir, const ModelOptions&
                                                     cfg_.vocab_size_per_layer_input, L * P));
   }
   options_ = keep;
+  lm_head_ = embed_;
+  if (options_.weight_dtype == OXI_DTYPE_Q8_0 || options_.weight_dtype == OXI_DTYPE_Q4_0) {
+    // Under q8 and q4 the tied head gets its own Q8_0 copy (embeddings stay
+    // as stored for row lookups): it is the largest matrix read per token,
+    // and llama.cpp likewise keeps the output matrix at 6 bits or more.
+    options_.weight_dtype = OXI_DTYPE_Q8_0;
+    auto head = GetLinear("embed_tokens.weight", cfg_.vocab_size, H);
+    options_ = keep;
+    if (!head.ok()) return head.status();
+    lm_head_ = *head;
+  }
   if (P > 0) {
     G4_ASSIGN_OR_RETURN(per_layer_model_projection_,
                         GetLinear("per_layer_model_projection.weight", L * P, H));
@@ -479,7 +490,7 @@ absl::Status Gemma4Model::RunChunk(const int32_t* tokens, int64_t m, int64_t p0,
   if (logits == nullptr) return absl::OkStatus();
   // Final norm of the last token, tied LM head, softcap: cap * tanh(z / cap).
   G4_RETURN_IF_ERROR(RmsNorm(&x[(m - 1) * H], final_norm_.data(), 1, H, h.data()));
-  G4_RETURN_IF_ERROR(MatMul(h.data(), 1, embed_, logits));
+  G4_RETURN_IF_ERROR(MatMul(h.data(), 1, lm_head_, logits));
   if (cfg_.final_logit_softcapping > 0) {
     const float cap = static_cast<float>(cfg_.final_logit_softcapping);
     const int64_t V = cfg_.vocab_size;

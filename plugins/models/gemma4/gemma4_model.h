@@ -97,7 +97,8 @@ class Gemma4Model {
   ModelWeights weights_;
   std::vector<std::vector<uint8_t>> owned_;  // converted weights
   std::string prefix_;                       // "model.language_model." or "model."
-  Linear embed_;                             // [vocab][hidden], also the LM head
+  Linear embed_;                             // [vocab][hidden], row lookups
+  Linear lm_head_;                           // embed_, or its Q8_0 copy under q8 / q4
   Linear embed_per_layer_;                   // [vocab_ple][layers * ple]
   Linear per_layer_model_projection_;        // [layers * ple][hidden]
   std::vector<float> per_layer_projection_norm_, final_norm_;

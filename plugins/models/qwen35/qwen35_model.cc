@@ -84,15 +84,15 @@ absl::Status Qwen35Model::Load(const std::string& model_dir) {
     }
     return t;
   };
-  auto matrix = [&](const std::string& name, int64_t rows, int64_t cols, bool quantize,
+  // quant: the block type to hold the matrix in (INVALID: as stored).
+  auto matrix = [&](const std::string& name, int64_t rows, int64_t cols, oxi_dtype quant,
                     Matrix* out) -> absl::Status {
     QWEN35_ASSIGN_OR_RETURN(t, get(name, {rows, cols}));
     out->rows = rows;
     out->cols = cols;
     oxi_dtype want = t.dtype;
-    if (quantize && options_.weight_dtype != OXI_DTYPE_INVALID &&
-        oxi_dtype_row_bytes(options_.weight_dtype, cols) > 0) {
-      want = ops_.MatmulWeightDtype(options_.weight_dtype, rows, cols);
+    if (quant != OXI_DTYPE_INVALID && oxi_dtype_row_bytes(quant, cols) > 0) {
+      want = ops_.MatmulWeightDtype(quant, rows, cols);
     }
     const bool aligned = (reinterpret_cast<uintptr_t>(t.data) % 64) == 0;
     if (want == t.dtype && options_.use_mmap && aligned) {
@@ -122,12 +122,21 @@ absl::Status Qwen35Model::Load(const std::string& model_dir) {
   };
 
   const int64_t H = c.hidden_size;
-  QWEN35_RETURN_IF_ERROR(matrix(prefix + "embed_tokens.weight", c.vocab_size, H, false, &embed_));
+  const oxi_dtype quant = options_.weight_dtype;
+  QWEN35_RETURN_IF_ERROR(
+      matrix(prefix + "embed_tokens.weight", c.vocab_size, H, OXI_DTYPE_INVALID, &embed_));
   QWEN35_RETURN_IF_ERROR(vec(prefix + "norm.weight", {H}, &final_norm_));
-  if (c.tie_word_embeddings) {
+  const bool block_quant = quant == OXI_DTYPE_Q8_0 || quant == OXI_DTYPE_Q4_0;
+  if (c.tie_word_embeddings && !block_quant) {
     lm_head_ = embed_;
+  } else if (c.tie_word_embeddings) {
+    // Under q8 and q4 a tied head gets its own Q8_0 copy (the embedding
+    // stays as stored for row lookups): it is the largest matrix read per
+    // token, and llama.cpp likewise keeps the output matrix at 6 bits or more.
+    QWEN35_RETURN_IF_ERROR(
+        matrix(prefix + "embed_tokens.weight", c.vocab_size, H, OXI_DTYPE_Q8_0, &lm_head_));
   } else {
-    QWEN35_RETURN_IF_ERROR(matrix("lm_head.weight", c.vocab_size, H, true, &lm_head_));
+    QWEN35_RETURN_IF_ERROR(matrix("lm_head.weight", c.vocab_size, H, quant, &lm_head_));
   }
   layers_.resize(static_cast<size_t>(c.num_hidden_layers));
   for (int64_t i = 0; i < c.num_hidden_layers; ++i) {
@@ -137,21 +146,23 @@ absl::Status Qwen35Model::Load(const std::string& model_dir) {
     QWEN35_RETURN_IF_ERROR(vec(p + "input_layernorm.weight", {H}, &L.input_norm));
     QWEN35_RETURN_IF_ERROR(vec(p + "post_attention_layernorm.weight", {H}, &L.post_norm));
     QWEN35_RETURN_IF_ERROR(
-        matrix(p + "mlp.gate_proj.weight", c.intermediate_size, H, true, &L.gate_proj));
+        matrix(p + "mlp.gate_proj.weight", c.intermediate_size, H, quant, &L.gate_proj));
     QWEN35_RETURN_IF_ERROR(
-        matrix(p + "mlp.up_proj.weight", c.intermediate_size, H, true, &L.up_proj));
+        matrix(p + "mlp.up_proj.weight", c.intermediate_size, H, quant, &L.up_proj));
     QWEN35_RETURN_IF_ERROR(
-        matrix(p + "mlp.down_proj.weight", H, c.intermediate_size, true, &L.down_proj));
+        matrix(p + "mlp.down_proj.weight", H, c.intermediate_size, quant, &L.down_proj));
     if (L.type == LayerType::kLinearAttention) {
       DeltaNetLayer& d = L.lin;
       const std::string q = p + "linear_attn.";
       const int64_t nv = c.linear_num_value_heads;
       QWEN35_RETURN_IF_ERROR(
-          matrix(q + "in_proj_qkv.weight", c.conv_dim(), H, true, &d.in_proj_qkv));
-      QWEN35_RETURN_IF_ERROR(matrix(q + "in_proj_z.weight", c.value_dim(), H, true, &d.in_proj_z));
-      QWEN35_RETURN_IF_ERROR(matrix(q + "in_proj_b.weight", nv, H, false, &d.in_proj_b));
-      QWEN35_RETURN_IF_ERROR(matrix(q + "in_proj_a.weight", nv, H, false, &d.in_proj_a));
-      QWEN35_RETURN_IF_ERROR(matrix(q + "out_proj.weight", H, c.value_dim(), true, &d.out_proj));
+          matrix(q + "in_proj_qkv.weight", c.conv_dim(), H, quant, &d.in_proj_qkv));
+      QWEN35_RETURN_IF_ERROR(matrix(q + "in_proj_z.weight", c.value_dim(), H, quant, &d.in_proj_z));
+      QWEN35_RETURN_IF_ERROR(
+          matrix(q + "in_proj_b.weight", nv, H, OXI_DTYPE_INVALID, &d.in_proj_b));
+      QWEN35_RETURN_IF_ERROR(
+          matrix(q + "in_proj_a.weight", nv, H, OXI_DTYPE_INVALID, &d.in_proj_a));
+      QWEN35_RETURN_IF_ERROR(matrix(q + "out_proj.weight", H, c.value_dim(), quant, &d.out_proj));
       QWEN35_RETURN_IF_ERROR(
           vec(q + "conv1d.weight", {c.conv_dim(), 1, c.linear_conv_kernel_dim}, &d.conv_w));
       std::vector<float> a_log;
@@ -165,13 +176,13 @@ absl::Status Qwen35Model::Load(const std::string& model_dir) {
       const std::string q = p + "self_attn.";
       const int64_t hd = c.head_dim;
       QWEN35_RETURN_IF_ERROR(
-          matrix(q + "q_proj.weight", 2 * c.num_attention_heads * hd, H, true, &a.q_proj));
+          matrix(q + "q_proj.weight", 2 * c.num_attention_heads * hd, H, quant, &a.q_proj));
       QWEN35_RETURN_IF_ERROR(
-          matrix(q + "k_proj.weight", c.num_key_value_heads * hd, H, true, &a.k_proj));
+          matrix(q + "k_proj.weight", c.num_key_value_heads * hd, H, quant, &a.k_proj));
       QWEN35_RETURN_IF_ERROR(
-          matrix(q + "v_proj.weight", c.num_key_value_heads * hd, H, true, &a.v_proj));
+          matrix(q + "v_proj.weight", c.num_key_value_heads * hd, H, quant, &a.v_proj));
       QWEN35_RETURN_IF_ERROR(
-          matrix(q + "o_proj.weight", H, c.num_attention_heads * hd, true, &a.o_proj));
+          matrix(q + "o_proj.weight", H, c.num_attention_heads * hd, quant, &a.o_proj));
       QWEN35_RETURN_IF_ERROR(vec(q + "q_norm.weight", {hd}, &a.q_norm));
       QWEN35_RETURN_IF_ERROR(vec(q + "k_norm.weight", {hd}, &a.k_norm));
     }
