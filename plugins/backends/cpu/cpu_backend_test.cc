@@ -521,7 +521,9 @@ TEST(CpuX8, MatmulMatchesPlainRowsAndTheReference) {
   const oxi_backend_iface* scalar = Scalar();
   ASSERT_NE(scalar, nullptr);
   uint32_t seed = 100;
-  const int64_t ms[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 37};
+  // m > 8 on Q4_0x8 is the integer prefill: 64-row blocks, 4 rows per pass,
+  // tails of 1-3 (11 = 8 + 3, 70 = 64 + 4 + 2).
+  const int64_t ms[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 13, 37, 70};
   const int64_t ns[] = {8, 16, 56};
   const int64_t ks[] = {32, 96, 160, 544, 4096};
   for (oxi_dtype p : {OXI_DTYPE_Q8_0, OXI_DTYPE_Q4_0}) {

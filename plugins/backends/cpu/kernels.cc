@@ -968,6 +968,39 @@ void QuantDecodeX8(const QuantAct& a, const uint8_t* w, oxi_dtype wt, int64_t ro
     }
   });
 }
+
+// Prefill on _X8 weights (m > 8): blocks of 64 activation rows (64 x k int8,
+// L2-resident) against every group of the thread's range, four rows per pass
+// over a group, which stays in L1 across the passes.
+void QuantGemmX8(const QuantAct& a, const uint8_t* w, oxi_dtype wt, int64_t row_bytes, int64_t n,
+                 float* y) {
+  constexpr int64_t kRowBlock = 64;
+  const int64_t group_bytes = OXI_X8_ROWS * row_bytes;
+  Parallel(n / OXI_X8_ROWS, 1, [&](int64_t g0, int64_t g1) {
+    for (int64_t r0 = 0; r0 < a.m; r0 += kRowBlock) {
+      const int64_t r1 = std::min(a.m, r0 + kRowBlock);
+      for (int64_t gi = g0; gi < g1; ++gi) {
+        const uint8_t* g[1] = {w + gi * group_bytes};
+        float* yg[1] = {y + gi * OXI_X8_ROWS};
+        int64_t i0 = r0;
+        for (; i0 + 4 <= r1; i0 += 4) X8Groups<4, 1>(a, wt, i0, g, yg, n);
+        switch (r1 - i0) {
+          case 1:
+            X8Groups<1, 1>(a, wt, i0, g, yg, n);
+            break;
+          case 2:
+            X8Groups<2, 1>(a, wt, i0, g, yg, n);
+            break;
+          case 3:
+            X8Groups<3, 1>(a, wt, i0, g, yg, n);
+            break;
+          default:
+            break;
+        }
+      }
+    }
+  });
+}
 #endif  // OXI_KERNELS_X86
 
 // Weight rows per parallel range in decode: big enough to amortise dispatch.
@@ -1386,6 +1419,12 @@ int32_t Matmul(void*, const float* x, int64_t m, int64_t k, const void* w, oxi_d
   if (IsBlockType(wt)) {
     const QuantAct a = QuantizeActivations(x, m, k, wt);
 #if OXI_KERNELS_X86
+    if (m > kDecodeMaxM && wt == OXI_DTYPE_Q4_0_X8) {
+      // Prefill on Q4_0x8: integer dot products beat dequantising to f32
+      // for the GEMM (4.5 bits per weight unpack cheaply; 1.3-1.4x here).
+      QuantGemmX8(a, wb, wt, row_bytes, n, y);
+      return OXI_OK;
+    }
     if (m > kDecodeMaxM) {
       // Prefill: the GEMM on the dequantised activations.
       float* xf = static_cast<float*>(Scratch(kScratchActF32, m * k * sizeof(float)));
