@@ -7,6 +7,7 @@
 
 #include "absl/strings/match.h"
 #include "core/backend_dispatch.h"
+#include "core/backend_profiler.h"
 #include "gtest/gtest.h"
 #include "oxinfer/plugin_abi.h"
 
@@ -79,8 +80,8 @@ TEST(PluginRegistryTest, RecordsDeclineWithReason) {
   EXPECT_EQ(r.score, 0);
   EXPECT_EQ(r.reason, "needs a device this machine does not have");
   EXPECT_FALSE(registry.ChooseBackend("declining").ok());
-  EXPECT_TRUE(absl::StrContains(registry.ChooseBackend("declining").status().message(),
-                                "needs a device"));
+  EXPECT_TRUE(
+      absl::StrContains(registry.ChooseBackend("declining").status().message(), "needs a device"));
 }
 
 TEST(PluginRegistryTest, ScanGoesOnPastBadFiles) {
@@ -129,7 +130,8 @@ TEST(PluginRegistryTest, FirstFolderWinsForTheSameName) {
   ASSERT_EQ(registry.plugins().size(), 2u);
   EXPECT_EQ(registry.plugins()[0].state, PluginState::kLoaded);
   EXPECT_EQ(registry.plugins()[1].state, PluginState::kRejected);
-  EXPECT_TRUE(absl::StrContains(registry.plugins()[1].reason, "shadowed by")) << registry.plugins()[1].reason;
+  EXPECT_TRUE(absl::StrContains(registry.plugins()[1].reason, "shadowed by"))
+      << registry.plugins()[1].reason;
 }
 
 TEST(PluginRegistryTest, SearchPathOrder) {
@@ -179,6 +181,49 @@ TEST(BackendDispatchTest, AcceleratorOpsFirstThenFallback) {
   // Neither table has matmul.
   EXPECT_EQ(b->matmul(b->self, x.data(), 1, 1, x.data(), OXI_DTYPE_F32, 1, y.data()),
             OXI_UNIMPLEMENTED);
+}
+
+// The layout query goes to the table that serves matmul; a table without it
+// (an ABI 1.0 plugin, or one that has no preference) keeps the asked type.
+int32_t TestMatmul(void*, const float*, int64_t, int64_t, const void*, oxi_dtype, int64_t, float*) {
+  return OXI_OK;
+}
+oxi_dtype PreferX8(void*, oxi_dtype t, int64_t n, int64_t) {
+  return t == OXI_DTYPE_Q4_0 && n % 8 == 0 ? OXI_DTYPE_Q4_0_X8 : t;
+}
+
+TEST(BackendDispatchTest, MatmulWeightDtypeFollowsTheMatmulTable) {
+  oxi_backend_iface cpu = {};
+  cpu.struct_size = sizeof cpu;
+  cpu.device_name = "cpu";
+  cpu.matmul = &TestMatmul;
+  cpu.matmul_weight_dtype = &PreferX8;
+  oxi_backend_iface accel = {};
+  accel.struct_size = sizeof accel;
+  accel.device_name = "accel";
+
+  // The accelerator lacks matmul: the CPU serves it and its layout applies.
+  ComposedBackend no_matmul(&accel, &cpu);
+  const oxi_backend_iface* b = no_matmul.iface();
+  EXPECT_EQ(b->matmul_weight_dtype(b->self, OXI_DTYPE_Q4_0, 64, 128), OXI_DTYPE_Q4_0_X8);
+  EXPECT_EQ(b->matmul_weight_dtype(b->self, OXI_DTYPE_Q4_0, 60, 128), OXI_DTYPE_Q4_0);
+
+  // The accelerator has matmul and no preference: weights stay as asked.
+  accel.matmul = &TestMatmul;
+  ComposedBackend with_matmul(&accel, &cpu);
+  b = with_matmul.iface();
+  EXPECT_EQ(b->matmul_weight_dtype(b->self, OXI_DTYPE_Q4_0, 64, 128), OXI_DTYPE_Q4_0);
+
+  // An ABI 1.0 table (no field at all) behaves the same.
+  accel.struct_size = offsetof(oxi_backend_iface, matmul_weight_dtype);
+  ComposedBackend old_abi(&accel, &cpu);
+  b = old_abi.iface();
+  EXPECT_EQ(b->matmul_weight_dtype(b->self, OXI_DTYPE_Q4_0, 64, 128), OXI_DTYPE_Q4_0);
+
+  // --profile wraps the table and passes the query through.
+  BackendProfiler profiled(&cpu);
+  b = profiled.iface();
+  EXPECT_EQ(b->matmul_weight_dtype(b->self, OXI_DTYPE_Q4_0, 64, 128), OXI_DTYPE_Q4_0_X8);
 }
 
 }  // namespace
