@@ -23,7 +23,14 @@ def _dist_impl(ctx):
                 outputs.append(_copy(ctx, f, "lib/oxinfer/plugins/" + f.basename))
     for f in ctx.files.default_model:
         outputs.append(_copy(ctx, f, "share/oxinfer/default_model/" + f.basename))
-    return [DefaultInfo(files = depset(outputs), executable = binary)]
+    # The whole tree is the runfiles too: a test that lists //:dist in `data`
+    # runs bin/oxinfer, which finds ../lib and ../share next to its real path,
+    # so every copy must be built before it (not only the executable).
+    return [DefaultInfo(
+        files = depset(outputs),
+        executable = binary,
+        runfiles = ctx.runfiles(files = outputs),
+    )]
 
 oxinfer_dist = rule(
     implementation = _dist_impl,
