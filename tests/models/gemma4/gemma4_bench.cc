@@ -89,7 +89,9 @@ oxi_backend_iface TimedBackend(const oxi_backend_iface* b) {
 
 int main(int argc, char** argv) {
   if (argc < 4) {
-    std::fprintf(stderr, "usage: %s <gemma4.so> <backend.so> <model dir> [prompt] [new]\n",
+    std::fprintf(stderr,
+                 "usage: %s <gemma4.so> <backend.so> <model dir> [prompt] [new] "
+                 "[bf16|q8_0|q4_0]\n",
                  argv[0]);
     return 2;
   }
@@ -105,6 +107,10 @@ int main(int argc, char** argv) {
   p.model_dir = argv[3];
   p.backend = backend;
   p.use_mmap = 1;
+  const std::string weights = argc > 6 ? argv[6] : "bf16";  // bf16: as stored
+  p.weight_dtype = weights == "q8_0"   ? OXI_DTYPE_Q8_0
+                   : weights == "q4_0" ? OXI_DTYPE_Q4_0
+                                       : OXI_DTYPE_INVALID;
   oxi_model* m = nullptr;
   char error[512] = {0};
   double t0 = Now();
