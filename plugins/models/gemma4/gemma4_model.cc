@@ -93,7 +93,9 @@ absl::StatusOr<Gemma4Model::Linear> Gemma4Model::GetLinear(const std::string& na
   // In the layout the backend's matmul reads fastest (Q4_0 -> Q4_0x8 on AVX2).
   if (want != OXI_DTYPE_INVALID && OXI_HAS_FIELD(be_, oxi_backend_iface, matmul_weight_dtype) &&
       be_->matmul_weight_dtype != nullptr) {
-    want = be_->matmul_weight_dtype(be_->self, want, n, k);
+    // Only a layout of the same values counts; anything else is ignored.
+    const oxi_dtype got = be_->matmul_weight_dtype(be_->self, want, n, k);
+    if (oxi_dtype_plain(got) == want) want = got;
   }
   if (want != OXI_DTYPE_INVALID && want != l.dtype && oxi_dtype_row_bytes(want, k) > 0) {
     if (be_->convert == nullptr) {

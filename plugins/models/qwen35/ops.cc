@@ -127,7 +127,9 @@ absl::Status Ops::MatMul(const float* x, int64_t m, int64_t k, const void* w, ox
 
 oxi_dtype Ops::MatmulWeightDtype(oxi_dtype dtype, int64_t n, int64_t k) const {
   if (!OXI_HAS_OP(matmul_weight_dtype)) return dtype;
-  return b_->matmul_weight_dtype(b_->self, dtype, n, k);
+  // Only a layout of the same values counts; anything else is ignored.
+  const oxi_dtype got = b_->matmul_weight_dtype(b_->self, dtype, n, k);
+  return oxi_dtype_plain(got) == dtype ? got : dtype;
 }
 
 absl::Status Ops::Convert(const void* src, oxi_dtype src_dtype, void* dst, oxi_dtype dst_dtype,
