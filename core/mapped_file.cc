@@ -66,6 +66,21 @@ absl::Status PreadExactly(int fd, const std::string& path, uint64_t offset, size
   return absl::OkStatus();
 }
 
+void MappedFile::Release(const void* p, size_t n) const {
+  if (mode_ != LoadMode::kMmap || mapping_ == nullptr || n == 0) return;
+  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  const uintptr_t lo = reinterpret_cast<uintptr_t>(mapping_);
+  const uintptr_t hi = lo + mapping_size_;
+  // Whole pages inside the range only: a neighbour's bytes stay resident.
+  uintptr_t begin = (reinterpret_cast<uintptr_t>(p) + page - 1) / page * page;
+  uintptr_t end = (reinterpret_cast<uintptr_t>(p) + n) / page * page;
+  begin = std::max(begin, lo);
+  end = std::min(end, hi);
+  if (begin >= end) return;
+  // Read-only file pages: dropping them loses nothing.
+  (void)madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+}
+
 MappedFile::~MappedFile() {
   if (mapping_ != nullptr) munmap(mapping_, mapping_size_);
   std::free(buffer_);

@@ -40,6 +40,12 @@ class MappedFile {
   }
   LoadMode mode() const { return mode_; }
 
+  // Hands the pages of [p, p + n) back to the kernel (kMmap: the whole pages
+  // inside the range leave this process's resident set and are read again
+  // from the file if touched; kRead: nothing). For a loader that has copied
+  // a tensor elsewhere and wants its peak memory to be the copies only.
+  void Release(const void* p, size_t n) const;
+
  private:
   MappedFile() = default;
 

@@ -358,6 +358,10 @@ Tensor SafetensorsFile::View(const TensorInfo& info) const {
   return t.ok() ? *std::move(t) : Tensor();
 }
 
+void SafetensorsFile::Release(const TensorInfo& info) const {
+  file_->Release(file_->data() + header_.data_offset + info.begin, info.byte_size());
+}
+
 absl::StatusOr<Tensor> SafetensorsFile::GetTensor(std::string_view name) const {
   const TensorInfo* info = Find(name);
   if (info == nullptr) {
@@ -533,6 +537,11 @@ std::vector<std::string> ModelWeights::Names() const {
   for (const auto& [name, e] : entries_) names.push_back(name);
   std::sort(names.begin(), names.end());
   return names;
+}
+
+void ModelWeights::Release(std::string_view name) const {
+  auto it = entries_.find(AbslView(name));
+  if (it != entries_.end()) files_[it->second.file].Release(*it->second.info);
 }
 
 absl::StatusOr<Tensor> ModelWeights::GetTensor(std::string_view name) const {

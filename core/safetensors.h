@@ -104,6 +104,9 @@ class SafetensorsFile {
   absl::StatusOr<Tensor> GetTensor(std::string_view name) const;
   // The view of a TensorInfo of this file.
   Tensor View(const TensorInfo& info) const;
+  // Drops the tensor's mapped pages from memory (MappedFile::Release); views
+  // stay valid and read the file again if touched.
+  void Release(const TensorInfo& info) const;
 
  private:
   std::string path_;
@@ -138,6 +141,8 @@ class ModelWeights {
   // expects. OXI_DTYPE_INVALID accepts any dtype.
   absl::StatusOr<Tensor> GetTensor(std::string_view name, oxi_dtype dtype,
                                    absl::Span<const int64_t> shape) const;
+  // SafetensorsFile::Release of `name`'s bytes; nothing when absent.
+  void Release(std::string_view name) const;
 
  private:
   struct Entry {

@@ -1,10 +1,12 @@
 #include "core/safetensors.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -150,6 +152,46 @@ TEST_P(RoundTripTest, Sharded) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, RoundTripTest, ::testing::Values(LoadMode::kMmap, LoadMode::kRead));
+
+// Resident pages of this process (file-backed ones included), in bytes.
+int64_t ResidentBytes() {
+  std::ifstream statm("/proc/self/statm");
+  int64_t size = 0, resident = 0;
+  statm >> size >> resident;
+  return resident * sysconf(_SC_PAGESIZE);
+}
+
+// A loader that copied a tensor can hand its mapped pages back: the resident
+// set shrinks, and the view still reads the same values (from the file again).
+TEST(SafetensorsTest, ReleaseDropsMappedPagesAndKeepsTheValues) {
+  const std::string dir = MakeDir("release");
+  const int64_t n = 8 << 20;  // 32 MiB of f32
+  ASSERT_TRUE(WriteSafetensors(dir + "/model.safetensors",
+                               {{"big", F32({n}, 0.0f)}, {"small", F32({3}, 5.0f)}})
+                  .ok());
+  for (LoadMode mode : {LoadMode::kMmap, LoadMode::kRead}) {
+    absl::StatusOr<ModelWeights> w = ModelWeights::Open(dir, mode);
+    ASSERT_TRUE(w.ok()) << w.status();
+    absl::StatusOr<Tensor> big = w->GetTensor("big");
+    ASSERT_TRUE(big.ok());
+    double sum = 0;
+    for (int64_t i = 0; i < n; i += 1024) sum += big->data_as<float>()[i];  // touch every page
+    const int64_t before = ResidentBytes();
+    w->Release("big");
+    w->Release("absent");  // nothing
+    const int64_t after = ResidentBytes();
+    if (mode == LoadMode::kMmap) {
+      EXPECT_GT(before - after, n * 4 / 2) << "before " << before << " after " << after;
+    } else {
+      EXPECT_LT(before - after, n * 4 / 8);  // RAM copies are kept
+    }
+    double again = 0;
+    for (int64_t i = 0; i < n; i += 1024) again += big->data_as<float>()[i];
+    EXPECT_EQ(again, sum);
+    EXPECT_EQ(big->data_as<float>()[n - 1], static_cast<float>(n - 1));
+    EXPECT_EQ(w->GetTensor("small")->data_as<float>()[2], 7.0f);
+  }
+}
 
 TEST(SafetensorsTest, DiffusersFileNameAndExpectedShapes) {
   const std::string dir = MakeDir("diffusers_unet");

@@ -104,6 +104,9 @@ absl::StatusOr<std::vector<float>> WeightStore::Floats(const std::string& name,
                                                      ", expected f32, f16 or bf16"));
   }
   if (shape != nullptr) *shape = info->shape;
+  // The copy is what the model keeps: the mapped bytes leave memory now, so
+  // loading peaks at the copies, not the copies plus the files.
+  weights_->Release(real);
   return out;
 }
 
