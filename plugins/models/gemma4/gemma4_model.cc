@@ -107,6 +107,9 @@ absl::StatusOr<Gemma4Model::Linear> Gemma4Model::GetLinear(const std::string& na
     owned_.push_back(std::move(buf));
     l.data = owned_.back().data();
     l.dtype = want;
+    // The converted copy is what the model keeps: the stored bytes leave
+    // memory (a table still read in place re-reads just the rows it needs).
+    weights_.Release(prefix_ + name);
   }
   return l;
 }
@@ -124,6 +127,7 @@ absl::StatusOr<std::vector<float>> Gemma4Model::GetVector(const std::string& nam
   }
   std::vector<float> v(n);
   for (int64_t i = 0; i < n; ++i) v[i] = ElementToF32(t.data(), t.dtype(), i);
+  weights_.Release(prefix_ + name);
   return v;
 }
 

@@ -1,12 +1,13 @@
 // The Qwen 3.5 / 3.6 / 3.8 dense model plugin: the oxi_model_iface table over
 // Qwen35Model. Exports only oxinfer_plugin_entry.
+#include "oxinfer/plugin.hpp"
+
 #include <cstring>
 #include <memory>
 #include <string>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "oxinfer/plugin.hpp"
 #include "plugins/models/qwen35/ops.h"
 #include "plugins/models/qwen35/qwen35_config.h"
 #include "plugins/models/qwen35/qwen35_model.h"
@@ -52,10 +53,13 @@ int32_t Open(const oxi_model_open_params* params, oxi_model** model, char* error
     }
     *model = nullptr;
     ModelOptions o;
-    if (OXI_HAS_FIELD(params, oxi_model_open_params, weight_dtype)) o.weight_dtype = params->weight_dtype;
+    if (OXI_HAS_FIELD(params, oxi_model_open_params, weight_dtype))
+      o.weight_dtype = params->weight_dtype;
     if (OXI_HAS_FIELD(params, oxi_model_open_params, use_mmap)) o.use_mmap = params->use_mmap != 0;
-    if (OXI_HAS_FIELD(params, oxi_model_open_params, context_length)) o.context_length = params->context_length;
-    if (OXI_HAS_FIELD(params, oxi_model_open_params, prefill_chunk)) o.prefill_chunk = params->prefill_chunk;
+    if (OXI_HAS_FIELD(params, oxi_model_open_params, context_length))
+      o.context_length = params->context_length;
+    if (OXI_HAS_FIELD(params, oxi_model_open_params, prefill_chunk))
+      o.prefill_chunk = params->prefill_chunk;
     if (OXI_HAS_FIELD(params, oxi_model_open_params, progress_ctx)) {
       o.progress = params->progress;
       o.progress_ctx = params->progress_ctx;

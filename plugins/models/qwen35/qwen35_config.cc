@@ -17,7 +17,8 @@ using nlohmann::json;
 absl::Status GetInt(const json& obj, const char* key, int64_t* out, bool required) {
   auto it = obj.find(key);
   if (it == obj.end() || it->is_null()) {
-    if (required) return absl::InvalidArgumentError(absl::StrCat("config.json: missing '", key, "'"));
+    if (required)
+      return absl::InvalidArgumentError(absl::StrCat("config.json: missing '", key, "'"));
     return absl::OkStatus();
   }
   if (!it->is_number_integer() && !it->is_number_unsigned()) {
@@ -97,7 +98,8 @@ absl::StatusOr<Qwen35Config> ParseQwen35Config(std::string_view config_json) {
   // tie_word_embeddings: the top level of a qwen3_5 checkpoint says it; a text
   // config alone carries its own.
   QWEN35_RETURN_IF_ERROR(GetBool(t, "tie_word_embeddings", &c.tie_word_embeddings));
-  if (text != &root) QWEN35_RETURN_IF_ERROR(GetBool(root, "tie_word_embeddings", &c.tie_word_embeddings));
+  if (text != &root)
+    QWEN35_RETURN_IF_ERROR(GetBool(root, "tie_word_embeddings", &c.tie_word_embeddings));
   std::string act = t.value("hidden_act", std::string("silu"));
   if (act != "silu") return absl::UnimplementedError(absl::StrCat("hidden_act '", act, "'"));
   if (!c.attn_output_gate) return absl::UnimplementedError("attn_output_gate false");
@@ -109,14 +111,17 @@ absl::StatusOr<Qwen35Config> ParseQwen35Config(std::string_view config_json) {
     }
   }
   if (attention_bias) return absl::UnimplementedError("attention_bias true");
-  if (t.contains("num_experts") && t["num_experts"].is_number() && t["num_experts"].get<int64_t>() > 0) {
+  if (t.contains("num_experts") && t["num_experts"].is_number() &&
+      t["num_experts"].get<int64_t>() > 0) {
     return absl::UnimplementedError("MoE layers are not supported (dense only)");
   }
 
   // RoPE: rope_parameters (transformers >= 5) or the older flat keys.
   const json* rope = &t;
-  if (auto it = t.find("rope_parameters"); it != t.end() && it->is_object()) rope = &*it;
-  else if (auto it2 = t.find("rope_scaling"); it2 != t.end() && it2->is_object()) rope = &*it2;
+  if (auto it = t.find("rope_parameters"); it != t.end() && it->is_object())
+    rope = &*it;
+  else if (auto it2 = t.find("rope_scaling"); it2 != t.end() && it2->is_object())
+    rope = &*it2;
   QWEN35_RETURN_IF_ERROR(GetDouble(t, "rope_theta", &c.rope_theta));
   QWEN35_RETURN_IF_ERROR(GetDouble(t, "partial_rotary_factor", &c.partial_rotary_factor));
   QWEN35_RETURN_IF_ERROR(GetDouble(*rope, "rope_theta", &c.rope_theta));
@@ -131,9 +136,12 @@ absl::StatusOr<Qwen35Config> ParseQwen35Config(std::string_view config_json) {
   if (auto it = t.find("layer_types"); it != t.end() && it->is_array()) {
     for (const auto& e : *it) {
       std::string s = e.is_string() ? e.get<std::string>() : std::string();
-      if (s == "linear_attention") c.layer_types.push_back(LayerType::kLinearAttention);
-      else if (s == "full_attention") c.layer_types.push_back(LayerType::kFullAttention);
-      else return absl::InvalidArgumentError(absl::StrCat("layer_types: unknown '", s, "'"));
+      if (s == "linear_attention")
+        c.layer_types.push_back(LayerType::kLinearAttention);
+      else if (s == "full_attention")
+        c.layer_types.push_back(LayerType::kFullAttention);
+      else
+        return absl::InvalidArgumentError(absl::StrCat("layer_types: unknown '", s, "'"));
     }
   } else {
     int64_t interval = 4;
@@ -160,12 +168,13 @@ absl::StatusOr<Qwen35Config> ParseQwen35Config(std::string_view config_json) {
   if (c.vocab_size <= 0 || c.hidden_size <= 0 || c.intermediate_size <= 0 ||
       c.num_hidden_layers <= 0 || c.num_attention_heads <= 0 || c.num_key_value_heads <= 0 ||
       c.head_dim <= 0 || c.linear_num_key_heads <= 0 || c.linear_num_value_heads <= 0 ||
-      c.linear_key_head_dim <= 0 || c.linear_value_head_dim <= 0 ||
-      c.linear_conv_kernel_dim <= 0 || !(c.rms_norm_eps > 0) || !(c.rope_theta > 0)) {
+      c.linear_key_head_dim <= 0 || c.linear_value_head_dim <= 0 || c.linear_conv_kernel_dim <= 0 ||
+      !(c.rms_norm_eps > 0) || !(c.rope_theta > 0)) {
     return absl::InvalidArgumentError("config.json: a size is missing, zero or negative");
   }
   if (c.num_attention_heads % c.num_key_value_heads != 0) {
-    return absl::InvalidArgumentError("num_attention_heads is not a multiple of num_key_value_heads");
+    return absl::InvalidArgumentError(
+        "num_attention_heads is not a multiple of num_key_value_heads");
   }
   if (c.linear_num_value_heads % c.linear_num_key_heads != 0) {
     return absl::InvalidArgumentError(

@@ -109,6 +109,9 @@ absl::Status Qwen35Model::Load(const std::string& model_dir) {
     } else {
       QWEN35_RETURN_IF_ERROR(ops_.Convert(t.data, t.dtype, out->owned.get(), want, rows, cols));
     }
+    // The copy is what the model keeps (a tied embedding still read in place
+    // by row lookups re-reads just the rows it needs).
+    WeightFiles::Release(t);
     out->data = out->owned.get();
     out->dtype = want;
     return absl::OkStatus();
@@ -118,6 +121,7 @@ absl::Status Qwen35Model::Load(const std::string& model_dir) {
     QWEN35_ASSIGN_OR_RETURN(t, get(name, shape));
     out->resize(static_cast<size_t>(t.numel()));
     for (int64_t i = 0; i < t.numel(); ++i) (*out)[i] = LoadFloat(t.data, t.dtype, i);
+    WeightFiles::Release(t);
     return absl::OkStatus();
   };
 

@@ -30,10 +30,10 @@ struct Matrix {
 
 struct DeltaNetLayer {
   Matrix in_proj_qkv, in_proj_z, in_proj_b, in_proj_a, out_proj;
-  std::vector<float> conv_w;    // [conv_dim][kernel]
-  std::vector<float> neg_a;     // -exp(A_log), [num_v_heads]
-  std::vector<float> dt_bias;   // [num_v_heads]
-  std::vector<float> norm_w;    // gated RMSNorm weight [v_head_dim] (plain, not zero-centred)
+  std::vector<float> conv_w;   // [conv_dim][kernel]
+  std::vector<float> neg_a;    // -exp(A_log), [num_v_heads]
+  std::vector<float> dt_bias;  // [num_v_heads]
+  std::vector<float> norm_w;   // gated RMSNorm weight [v_head_dim] (plain, not zero-centred)
   // State.
   std::vector<float> conv_state;       // [kernel-1][conv_dim]
   std::vector<float> recurrent_state;  // [num_v_heads][k_dim][v_dim]
@@ -68,8 +68,8 @@ struct ModelOptions {
 class Qwen35Model {
  public:
   static absl::StatusOr<std::unique_ptr<Qwen35Model>> Open(const std::string& model_dir,
-                                                          const Ops& ops,
-                                                          const ModelOptions& options);
+                                                           const Ops& ops,
+                                                           const ModelOptions& options);
 
   const Qwen35Config& config() const { return config_; }
   int64_t position() const { return n_past_; }

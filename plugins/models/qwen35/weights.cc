@@ -23,9 +23,9 @@ using nlohmann::json;
 
 bool DtypeFromName(const std::string& s, oxi_dtype* t) {
   static const std::map<std::string, oxi_dtype> kNames = {
-      {"F32", OXI_DTYPE_F32}, {"BF16", OXI_DTYPE_BF16}, {"F16", OXI_DTYPE_F16},
-      {"F64", OXI_DTYPE_F64}, {"I64", OXI_DTYPE_I64},   {"I32", OXI_DTYPE_I32},
-      {"I16", OXI_DTYPE_I16}, {"I8", OXI_DTYPE_I8},     {"U8", OXI_DTYPE_U8},
+      {"F32", OXI_DTYPE_F32},  {"BF16", OXI_DTYPE_BF16}, {"F16", OXI_DTYPE_F16},
+      {"F64", OXI_DTYPE_F64},  {"I64", OXI_DTYPE_I64},   {"I32", OXI_DTYPE_I32},
+      {"I16", OXI_DTYPE_I16},  {"I8", OXI_DTYPE_I8},     {"U8", OXI_DTYPE_U8},
       {"BOOL", OXI_DTYPE_BOOL}};
   auto it = kNames.find(s);
   if (it == kNames.end()) return false;
@@ -94,9 +94,19 @@ absl::StatusOr<std::unique_ptr<WeightFiles>> WeightFiles::Open(const std::string
   return w;
 }
 
+void WeightFiles::Release(const TensorView& t) {
+  if (t.data == nullptr || t.nbytes == 0) return;
+  const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(t.data) + page - 1) / page * page;
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(t.data) + t.nbytes) / page * page;
+  // Read-only file mappings (MAP_PRIVATE, never written): dropping loses nothing.
+  if (begin < end) (void)::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+}
+
 absl::Status WeightFiles::AddFile(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return absl::NotFoundError(absl::StrCat("cannot open ", path, ": ", std::strerror(errno)));
+  if (fd < 0)
+    return absl::NotFoundError(absl::StrCat("cannot open ", path, ": ", std::strerror(errno)));
   struct stat st;
   if (::fstat(fd, &st) != 0) {
     ::close(fd);
@@ -129,9 +139,9 @@ absl::Status WeightFiles::AddFile(const std::string& path) {
     const json& e = kv.value();
     TensorView t;
     t.name = kv.key();
-    if (!e.is_object() || !e.contains("dtype") || !e["dtype"].is_string() ||
-        !e.contains("shape") || !e["shape"].is_array() || !e.contains("data_offsets") ||
-        !e["data_offsets"].is_array() || e["data_offsets"].size() != 2) {
+    if (!e.is_object() || !e.contains("dtype") || !e["dtype"].is_string() || !e.contains("shape") ||
+        !e["shape"].is_array() || !e.contains("data_offsets") || !e["data_offsets"].is_array() ||
+        e["data_offsets"].size() != 2) {
       return absl::InvalidArgumentError(absl::StrCat(path, ": malformed entry ", t.name));
     }
     if (!DtypeFromName(e["dtype"].get<std::string>(), &t.dtype)) {
@@ -157,8 +167,8 @@ absl::Status WeightFiles::AddFile(const std::string& path) {
     uint64_t b = off[0].get<uint64_t>(), en = off[1].get<uint64_t>();
     if (b > en || en > data_size ||
         en - b != static_cast<uint64_t>(numel) * oxi_dtype_block_bytes(t.dtype)) {
-      return absl::DataLossError(absl::StrCat(path, ": offsets of ", t.name,
-                                              " do not fit the file or the shape"));
+      return absl::DataLossError(
+          absl::StrCat(path, ": offsets of ", t.name, " do not fit the file or the shape"));
     }
     t.data = base + data_offset + b;
     t.nbytes = en - b;

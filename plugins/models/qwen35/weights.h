@@ -44,6 +44,9 @@ class WeightFiles {
   bool Has(const std::string& name) const { return tensors_.count(name) != 0; }
   absl::StatusOr<TensorView> Get(const std::string& name) const;
   const std::map<std::string, TensorView>& tensors() const { return tensors_; }
+  // Hands the whole mapped pages of t's bytes back to the kernel once the
+  // model holds its own copy; they are read from the file again if touched.
+  static void Release(const TensorView& t);
 
  private:
   WeightFiles() = default;
