@@ -839,8 +839,8 @@ inline __m256i Broadcast4(const int8_t* p) {
 // group is read as one sequential stream. S groups far apart keep S DRAM
 // streams in flight, which one core needs to approach its read limit (on
 // this Zen 3 VM, 1 thread: one stream ~16 GB/s, two ~20, four ~23). Up to
-// 16 products of nibble <= 15
-// and |q| <= 127 fit an int16 lane, so the 8 maddubs per block add in int16.
+// 16 products of nibble <= 15 and |q| <= 127 fit an int16 lane, so the 8
+// maddubs per block add in int16.
 template <int M, int S>
 void Q4X8Groups(const QuantAct& a, int64_t i0, const uint8_t* const* g, float* const* y,
                 int64_t n) {
