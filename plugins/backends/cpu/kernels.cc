@@ -832,101 +832,86 @@ inline __m256i Broadcast4(const int8_t* p) {
   return _mm256_set1_epi32(v);
 }
 
-// Q4_0x8: S groups of eight weight rows against activation rows i0..i0+M-1.
-// Lane r of every register belongs to weight row r: a maddubs of four of its
-// nibbles against four broadcast activations gives its partial dot, so the
-// eight rows' results come out side by side with no horizontal sums, and a
-// group is read as one sequential stream. S groups far apart keep S DRAM
-// streams in flight, which one core needs to approach its read limit (on
-// this Zen 3 VM, 1 thread: one stream ~16 GB/s, two ~20, four ~23). Up to
-// 16 products of nibble <= 15 and |q| <= 127 fit an int16 lane, so the 8
-// maddubs per block add in int16.
-template <int M, int S>
-void Q4X8Groups(const QuantAct& a, int64_t i0, const uint8_t* const* g, float* const* y,
-                int64_t n) {
-  const int64_t nb = a.nb, nbp = a.nbp, k = a.k;
+// Integer dots of one Q4_0x8 super-block (eight weight rows, block column b)
+// with activation rows i0..i0+M-1: lane r of s32[i] is weight row r's dot.
+// A maddubs of four of a row's nibbles against four broadcast activations
+// gives its partial dot in its own lane, so no horizontal sums are needed.
+// Up to 16 products of nibble <= 15 and |q| <= 127 fit an int16 lane, so the
+// 8 maddubs per block add in int16; the nibbles' "- 8" comes in as -8 * sum(q).
+template <int M>
+inline void Q4X8BlockDots(const QuantAct& a, int64_t i0, int64_t b, const uint8_t* sb,
+                          __m256i* s32) {
   const __m256i m4 = _mm256_set1_epi8(0x0f);
   const __m256i ones = _mm256_set1_epi16(1);
-  constexpr int64_t kSuper = OXI_X8_ROWS * sizeof(oxi_block_q4_0);
-  __m256 acc[S][M];
+  __m256i s16[M];
 #pragma GCC unroll 4
-  for (int s = 0; s < S; ++s) {
+  for (int i = 0; i < M; ++i) s16[i] = _mm256_setzero_si256();
 #pragma GCC unroll 4
-    for (int i = 0; i < M; ++i) acc[s][i] = _mm256_setzero_ps();
-  }
-  for (int64_t b = 0; b < nb; ++b) {
+  for (int t = 0; t < 4; ++t) {
+    const __m256i raw = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(sb + 16 + 32 * t));
+    const __m256i lo = _mm256_and_si256(raw, m4);
+    const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(raw, 4), m4);
 #pragma GCC unroll 4
-    for (int s = 0; s < S; ++s) {
-      const uint8_t* sb = g[s] + b * kSuper;
-      const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(sb)));
-      __m256i s16[M];
-#pragma GCC unroll 4
-      for (int i = 0; i < M; ++i) s16[i] = _mm256_setzero_si256();
-#pragma GCC unroll 4
-      for (int t = 0; t < 4; ++t) {
-        const __m256i raw = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(sb + 16 + 32 * t));
-        const __m256i lo = _mm256_and_si256(raw, m4);
-        const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(raw, 4), m4);
-#pragma GCC unroll 4
-        for (int i = 0; i < M; ++i) {
-          const int8_t* q = a.qs + (i0 + i) * k + b * OXI_QK + 4 * t;
-          s16[i] = _mm256_add_epi16(s16[i], _mm256_maddubs_epi16(lo, Broadcast4(q)));
-          s16[i] = _mm256_add_epi16(s16[i], _mm256_maddubs_epi16(hi, Broadcast4(q + 16)));
-        }
-      }
-#pragma GCC unroll 4
-      for (int i = 0; i < M; ++i) {
-        const int64_t at = (i0 + i) * nbp + b;
-        const __m256i s32 =
-            _mm256_add_epi32(_mm256_madd_epi16(s16[i], ones), _mm256_set1_epi32(a.icorr[at]));
-        acc[s][i] = _mm256_fmadd_ps(_mm256_mul_ps(dw, _mm256_set1_ps(a.d[at])),
-                                    _mm256_cvtepi32_ps(s32), acc[s][i]);
-      }
+    for (int i = 0; i < M; ++i) {
+      const int8_t* q = a.qs + (i0 + i) * a.k + b * OXI_QK + 4 * t;
+      s16[i] = _mm256_add_epi16(s16[i], _mm256_maddubs_epi16(lo, Broadcast4(q)));
+      s16[i] = _mm256_add_epi16(s16[i], _mm256_maddubs_epi16(hi, Broadcast4(q + 16)));
     }
   }
 #pragma GCC unroll 4
-  for (int s = 0; s < S; ++s) {
-#pragma GCC unroll 4
-    for (int i = 0; i < M; ++i) _mm256_storeu_ps(y[s] + (i0 + i) * n, acc[s][i]);
+  for (int i = 0; i < M; ++i) {
+    s32[i] = _mm256_add_epi32(_mm256_madd_epi16(s16[i], ones),
+                              _mm256_set1_epi32(a.icorr[(i0 + i) * a.nbp + b]));
   }
 }
 
-// Q8_0x8: as Q4_0x8, with Q8_0's |x| * sign(w, x) products (int16 pairs
+// The same for Q8_0x8, with Q8_0's |x| * sign(w, x) products (int16 pairs
 // that must widen to int32 before they add).
-template <int M, int S>
-void Q8X8Groups(const QuantAct& a, int64_t i0, const uint8_t* const* g, float* const* y,
-                int64_t n) {
-  const int64_t nb = a.nb, nbp = a.nbp, k = a.k;
+template <int M>
+inline void Q8X8BlockDots(const QuantAct& a, int64_t i0, int64_t b, const uint8_t* sb,
+                          __m256i* s32) {
   const __m256i ones = _mm256_set1_epi16(1);
-  constexpr int64_t kSuper = OXI_X8_ROWS * sizeof(oxi_block_q8_0);
+#pragma GCC unroll 4
+  for (int i = 0; i < M; ++i) s32[i] = _mm256_setzero_si256();
+#pragma GCC unroll 8
+  for (int t = 0; t < 8; ++t) {
+    const __m256i wq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(sb + 16 + 32 * t));
+#pragma GCC unroll 4
+    for (int i = 0; i < M; ++i) {
+      const int64_t off = (i0 + i) * a.k + b * OXI_QK + 4 * t;
+      const __m256i p16 = _mm256_maddubs_epi16(Broadcast4(a.aqs + off),
+                                               _mm256_sign_epi8(wq, Broadcast4(a.qs + off)));
+      s32[i] = _mm256_add_epi32(s32[i], _mm256_madd_epi16(p16, ones));
+    }
+  }
+}
+
+// S groups of eight weight rows (Q4_0x8 or Q8_0x8, by Block) against
+// activation rows i0..i0+M-1: the eight rows' results come out side by side
+// in one register, and each group is read as one sequential stream. S groups
+// far apart keep S DRAM streams in flight, which one core needs to approach
+// its read limit (on this Zen 3 VM, 1 thread: one stream ~16 GB/s, two ~20,
+// four ~23).
+template <typename Block, int M, int S, typename BlockDots>
+void X8GroupsOf(BlockDots dots, const QuantAct& a, int64_t i0, const uint8_t* const* g,
+                float* const* y, int64_t n) {
+  constexpr int64_t kSuper = OXI_X8_ROWS * sizeof(Block);
   __m256 acc[S][M];
 #pragma GCC unroll 4
   for (int s = 0; s < S; ++s) {
 #pragma GCC unroll 4
     for (int i = 0; i < M; ++i) acc[s][i] = _mm256_setzero_ps();
   }
-  for (int64_t b = 0; b < nb; ++b) {
+  for (int64_t b = 0; b < a.nb; ++b) {
 #pragma GCC unroll 4
     for (int s = 0; s < S; ++s) {
       const uint8_t* sb = g[s] + b * kSuper;
       const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(sb)));
       __m256i s32[M];
-#pragma GCC unroll 4
-      for (int i = 0; i < M; ++i) s32[i] = _mm256_setzero_si256();
-#pragma GCC unroll 8
-      for (int t = 0; t < 8; ++t) {
-        const __m256i wq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(sb + 16 + 32 * t));
-#pragma GCC unroll 4
-        for (int i = 0; i < M; ++i) {
-          const int64_t off = (i0 + i) * k + b * OXI_QK + 4 * t;
-          const __m256i p16 = _mm256_maddubs_epi16(Broadcast4(a.aqs + off),
-                                                   _mm256_sign_epi8(wq, Broadcast4(a.qs + off)));
-          s32[i] = _mm256_add_epi32(s32[i], _mm256_madd_epi16(p16, ones));
-        }
-      }
+      dots(a, i0, b, sb, s32);
 #pragma GCC unroll 4
       for (int i = 0; i < M; ++i) {
-        acc[s][i] = _mm256_fmadd_ps(_mm256_mul_ps(dw, _mm256_set1_ps(a.d[(i0 + i) * nbp + b])),
+        acc[s][i] = _mm256_fmadd_ps(_mm256_mul_ps(dw, _mm256_set1_ps(a.d[(i0 + i) * a.nbp + b])),
                                     _mm256_cvtepi32_ps(s32[i]), acc[s][i]);
       }
     }
@@ -942,9 +927,9 @@ template <int M, int S>
 void X8Groups(const QuantAct& a, oxi_dtype wt, int64_t i0, const uint8_t* const* g, float* const* y,
               int64_t n) {
   if (wt == OXI_DTYPE_Q4_0_X8) {
-    Q4X8Groups<M, S>(a, i0, g, y, n);
+    X8GroupsOf<oxi_block_q4_0, M, S>(Q4X8BlockDots<M>, a, i0, g, y, n);
   } else {
-    Q8X8Groups<M, S>(a, i0, g, y, n);
+    X8GroupsOf<oxi_block_q8_0, M, S>(Q8X8BlockDots<M>, a, i0, g, y, n);
   }
 }
 
