@@ -26,6 +26,6 @@ def oxinfer_plugin(name, srcs = [], deps = [], copts = [], linkopts = [], **kwar
         linkshared = 1,
         additional_linker_inputs = ["//core:sdk/plugin_exports.lds"],
         linkopts = ["-Wl,--version-script=$(location //core:sdk/plugin_exports.lds)"] + linkopts,
-        deps = deps + ["//core:sdk"],
+        deps = deps + ([] if "//core:sdk" in deps else ["//core:sdk"]),
         **kwargs
     )

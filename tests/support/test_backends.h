@@ -1,0 +1,47 @@
+// Test support: plugins loaded through the real registry, and the backend a
+// model test runs on, described by a spec on the test's command line:
+//   "<dir>/liboxinfer_cpu_avx2.so"                        one complete backend
+//   "<dir>/liboxinfer_arena.so+<dir>/liboxinfer_cpu_scalar.so"
+//        an accelerator (partial) composed with the CPU fallback, as the host
+//        composes them (core/backend_dispatch.h)
+#ifndef OXINFER_TESTS_SUPPORT_TEST_BACKENDS_H_
+#define OXINFER_TESTS_SUPPORT_TEST_BACKENDS_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "core/plugin_registry.h"
+#include "oxinfer/plugin_abi.h"
+
+namespace oxinfer {
+namespace testing {
+
+// $TEST_SRCDIR/$TEST_WORKSPACE/<rel> under `bazel test`, else rel.
+std::string Runfile(const std::string& rel);
+
+// The process's registry for tests (plugins stay loaded until exit).
+PluginRegistry& TestRegistry();
+
+// The interface of the plugin at `path` (loaded once), checked to be of `kind`.
+absl::StatusOr<const void*> LoadPluginIface(const std::string& path, int32_t kind);
+
+// The model interface of a model plugin file.
+absl::StatusOr<const oxi_model_iface*> LoadModelPlugin(const std::string& path);
+
+class TestBackend {
+ public:
+  virtual ~TestBackend() = default;
+  // The table a model plugin is opened with.
+  virtual const oxi_backend_iface* iface() const = 0;
+  // A short name for test output ("cpu-avx2", "arena+cpu-scalar").
+  virtual std::string name() const = 0;
+};
+
+// Opens the backend a spec describes (see above).
+absl::StatusOr<std::unique_ptr<TestBackend>> OpenTestBackend(const std::string& spec);
+
+}  // namespace testing
+}  // namespace oxinfer
+
+#endif  // OXINFER_TESTS_SUPPORT_TEST_BACKENDS_H_
