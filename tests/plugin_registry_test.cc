@@ -6,8 +6,6 @@
 #include <string>
 
 #include "absl/strings/match.h"
-#include "core/backend_dispatch.h"
-#include "core/backend_profiler.h"
 #include "gtest/gtest.h"
 #include "oxinfer/plugin_abi.h"
 
@@ -142,88 +140,6 @@ TEST(PluginRegistryTest, SearchPathOrder) {
   ASSERT_GE(dirs.size(), 3u);  // flag, env, the executable's folder
   EXPECT_EQ(dirs[0], a);
   EXPECT_EQ(dirs[1], b);
-}
-
-// The third-party plugin serves the ops it has; the rest come from the
-// fallback table, here a minimal one defined in the test.
-int32_t FallbackScale(void*, const float* x, int64_t n, float s, float b, float* out) {
-  for (int64_t i = 0; i < n; ++i) out[i] = -1.0f;  // must not be used: example has scale
-  (void)x, (void)s, (void)b;
-  return OXI_OK;
-}
-int32_t FallbackUnary(void*, oxi_unary_op, const float* x, int64_t n, float* out) {
-  for (int64_t i = 0; i < n; ++i) out[i] = x[i] * 2.0f;
-  return OXI_OK;
-}
-
-TEST(BackendDispatchTest, AcceleratorOpsFirstThenFallback) {
-  PluginRegistry registry;
-  ASSERT_TRUE(registry.LoadFile(kExample).ok());
-  const auto* example = static_cast<const oxi_backend_iface*>(registry.plugins()[0].iface);
-  oxi_backend_iface fallback = {};
-  fallback.struct_size = sizeof fallback;
-  fallback.device_name = "fallback";
-  fallback.scale = &FallbackScale;
-  fallback.unary = &FallbackUnary;
-  ComposedBackend composed(example, &fallback);
-  const oxi_backend_iface* b = composed.iface();
-  EXPECT_STREQ(b->device_name, "example");
-
-  std::vector<float> x(10000), y(10000);
-  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i);
-  ASSERT_EQ(b->scale(b->self, x.data(), 10000, 0.5f, 1.0f, y.data()), OXI_OK);
-  for (size_t i = 0; i < x.size(); ++i) ASSERT_EQ(y[i], x[i] * 0.5f + 1.0f);
-  ASSERT_EQ(b->unary(b->self, OXI_UNARY_SILU, x.data(), 10, y.data()), OXI_OK);
-  EXPECT_EQ(y[3], 6.0f);  // from the fallback
-  float three[3] = {1, 2, 3}, one[1] = {10}, out[3];
-  ASSERT_EQ(b->binary(b->self, OXI_BINARY_ADD, three, one, 3, 1, out), OXI_OK);
-  EXPECT_EQ(out[2], 13.0f);
-  // Neither table has matmul.
-  EXPECT_EQ(b->matmul(b->self, x.data(), 1, 1, x.data(), OXI_DTYPE_F32, 1, y.data()),
-            OXI_UNIMPLEMENTED);
-}
-
-// The layout query goes to the table that serves matmul; a table without it
-// (an ABI 1.0 plugin, or one that has no preference) keeps the asked type.
-int32_t TestMatmul(void*, const float*, int64_t, int64_t, const void*, oxi_dtype, int64_t, float*) {
-  return OXI_OK;
-}
-oxi_dtype PreferX8(void*, oxi_dtype t, int64_t n, int64_t) {
-  return t == OXI_DTYPE_Q4_0 && n % 8 == 0 ? OXI_DTYPE_Q4_0_X8 : t;
-}
-
-TEST(BackendDispatchTest, MatmulWeightDtypeFollowsTheMatmulTable) {
-  oxi_backend_iface cpu = {};
-  cpu.struct_size = sizeof cpu;
-  cpu.device_name = "cpu";
-  cpu.matmul = &TestMatmul;
-  cpu.matmul_weight_dtype = &PreferX8;
-  oxi_backend_iface accel = {};
-  accel.struct_size = sizeof accel;
-  accel.device_name = "accel";
-
-  // The accelerator lacks matmul: the CPU serves it and its layout applies.
-  ComposedBackend no_matmul(&accel, &cpu);
-  const oxi_backend_iface* b = no_matmul.iface();
-  EXPECT_EQ(b->matmul_weight_dtype(b->self, OXI_DTYPE_Q4_0, 64, 128), OXI_DTYPE_Q4_0_X8);
-  EXPECT_EQ(b->matmul_weight_dtype(b->self, OXI_DTYPE_Q4_0, 60, 128), OXI_DTYPE_Q4_0);
-
-  // The accelerator has matmul and no preference: weights stay as asked.
-  accel.matmul = &TestMatmul;
-  ComposedBackend with_matmul(&accel, &cpu);
-  b = with_matmul.iface();
-  EXPECT_EQ(b->matmul_weight_dtype(b->self, OXI_DTYPE_Q4_0, 64, 128), OXI_DTYPE_Q4_0);
-
-  // An ABI 1.0 table (no field at all) behaves the same.
-  accel.struct_size = offsetof(oxi_backend_iface, matmul_weight_dtype);
-  ComposedBackend old_abi(&accel, &cpu);
-  b = old_abi.iface();
-  EXPECT_EQ(b->matmul_weight_dtype(b->self, OXI_DTYPE_Q4_0, 64, 128), OXI_DTYPE_Q4_0);
-
-  // --profile wraps the table and passes the query through.
-  BackendProfiler profiled(&cpu);
-  b = profiled.iface();
-  EXPECT_EQ(b->matmul_weight_dtype(b->self, OXI_DTYPE_Q4_0, 64, 128), OXI_DTYPE_Q4_0_X8);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "core/backend_dispatch.h"
 #include "core/plugin_registry.h"
 #include "oxinfer/plugin_abi.h"
 
@@ -34,12 +35,20 @@ class TestBackend {
   virtual ~TestBackend() = default;
   // The table a model plugin is opened with.
   virtual const oxi_backend_iface* iface() const = 0;
-  // A short name for test output ("cpu-avx2", "arena+cpu-scalar").
+  // A short name for test output ("cpu_avx2", "arena+cpu_scalar").
   virtual std::string name() const = 0;
+  // The composition behind a "<accel>+<cpu>" spec (its profile and check
+  // reports); null for a single backend.
+  virtual ComposedBackend* composed() const { return nullptr; }
 };
 
-// Opens the backend a spec describes (see above).
+// Opens the backend a spec describes (see above). A composition checks
+// accelerator ops on the CPU when OXINFER_BACKEND_CHECK=1, as the engine does
+// (the report goes to stderr when the backend is closed).
 absl::StatusOr<std::unique_ptr<TestBackend>> OpenTestBackend(const std::string& spec);
+// The same with explicit options for a composition.
+absl::StatusOr<std::unique_ptr<TestBackend>> OpenTestBackend(const std::string& spec,
+                                                             const DispatchOptions& options);
 
 }  // namespace testing
 }  // namespace oxinfer
