@@ -71,7 +71,8 @@ absl::Status Device::Validate(const oxi_backend_iface* iface, absl::string_view 
 }
 
 absl::StatusOr<oxi_buffer*> Device::Alloc(uint64_t size, uint32_t flags) {
-  char error[kErrorSize] = {};
+  char error[kErrorSize];
+  error[0] = '\0';
   oxi_buffer* out = nullptr;
   const int32_t rc = alloc_(self_, size == 0 ? 64 : size, flags, &out, error, sizeof error);
   if (rc == OXI_OK && out == nullptr) {
@@ -87,7 +88,8 @@ absl::StatusOr<oxi_buffer*> Device::Wrap(const void* host, uint64_t size, uint32
   if (wrap_ == nullptr) {
     return absl::UnimplementedError(absl::StrCat(name_, ": cannot use host memory in place"));
   }
-  char error[kErrorSize] = {};
+  char error[kErrorSize];
+  error[0] = '\0';
   oxi_buffer* out = nullptr;
   const int32_t rc = wrap_(self_, host, size, flags, &out, error, sizeof error);
   if (rc == OXI_OK && out == nullptr) {
@@ -109,7 +111,8 @@ uint8_t* Device::HostPtr(oxi_buffer* buffer) const {
 }
 
 absl::Status Device::Write(oxi_buffer* dst, uint64_t offset, const void* src, uint64_t size) {
-  char error[kErrorSize] = {};
+  char error[kErrorSize];
+  error[0] = '\0';
   const int32_t rc = write_(self_, dst, offset, src, size, error, sizeof error);
   MarkPending();
   if (rc == OXI_OK) return absl::OkStatus();
@@ -118,7 +121,8 @@ absl::Status Device::Write(oxi_buffer* dst, uint64_t offset, const void* src, ui
 }
 
 absl::Status Device::Read(oxi_buffer* src, uint64_t offset, void* dst, uint64_t size) {
-  char error[kErrorSize] = {};
+  char error[kErrorSize];
+  error[0] = '\0';
   const int32_t rc = read_(self_, src, offset, dst, size, error, sizeof error);
   if (rc == OXI_OK) return absl::OkStatus();
   return StatusFromOxi(rc, absl::StrCat(name_, ": buffer_read of bytes [", offset, ", ",
@@ -127,7 +131,8 @@ absl::Status Device::Read(oxi_buffer* src, uint64_t offset, void* dst, uint64_t 
 
 absl::Status Device::Copy(oxi_buffer* dst, uint64_t dst_offset, oxi_buffer* src,
                           uint64_t src_offset, uint64_t size) {
-  char error[kErrorSize] = {};
+  char error[kErrorSize];
+  error[0] = '\0';
   const int32_t rc = copy_(self_, dst, dst_offset, src, src_offset, size, error, sizeof error);
   MarkPending();
   if (rc == OXI_OK) return absl::OkStatus();
@@ -135,7 +140,8 @@ absl::Status Device::Copy(oxi_buffer* dst, uint64_t dst_offset, oxi_buffer* src,
 }
 
 absl::Status Device::Execute(const oxi_op* const* ops, int64_t n) {
-  char error[kErrorSize] = {};
+  char error[kErrorSize];
+  error[0] = '\0';
   const int32_t rc = execute_(self_, ops, n, error, sizeof error);
   MarkPending();
   if (rc == OXI_OK) return absl::OkStatus();
@@ -145,7 +151,8 @@ absl::Status Device::Execute(const oxi_op* const* ops, int64_t n) {
 absl::Status Device::Synchronize() {
   pending_ = false;
   if (synchronize_ == nullptr) return absl::OkStatus();
-  char error[kErrorSize] = {};
+  char error[kErrorSize];
+  error[0] = '\0';
   const int32_t rc = synchronize_(self_, error, sizeof error);
   if (rc == OXI_OK) return absl::OkStatus();
   return StatusFromOxi(rc, absl::StrCat(name_, ": synchronize: ", error));

@@ -1,6 +1,7 @@
 // Placement, runs and the per-op bookkeeping of the dispatcher.
 #include "core/dispatch/dispatcher.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 
@@ -40,7 +41,7 @@ Dispatcher::~Dispatcher() {
 }
 
 absl::Status Dispatcher::Resolve(const oxi_op* op, Plan* plan) const {
-  if (absl::Status s = ValidateOpHeader(op); !s.ok()) return WithContext(s, name_);
+  if (!IsValidOpHeader(op)) return WithContext(ValidateOpHeader(op), name_);
   plan->op = op;
   plan->n = op->n_tensors;
   plan->bytes = 0;
@@ -51,32 +52,38 @@ absl::Status Dispatcher::Resolve(const oxi_op* op, Plan* plan) const {
     o.vb = nullptr;
     if (t.buffer == nullptr) continue;
     o.vb = buffers_.Find(t.buffer);
-    if (o.vb == nullptr) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(name_, ": ", oxi_op_name(op->kind), " ", OperandLabel(op->kind, i),
-                       ": not a buffer of this backend (never allocated here, or freed)"));
-    }
-    absl::StatusOr<uint64_t> extent = OperandExtent(t);
-    if (!extent.ok()) {
-      return WithContext(extent.status(), absl::StrCat(name_, ": ", oxi_op_name(op->kind), " ",
-                                                       OperandLabel(op->kind, i)));
-    }
-    if (t.offset > o.vb->size || *extent > o.vb->size - t.offset) {
-      return absl::OutOfRangeError(absl::StrCat(
-          name_, ": ", oxi_op_name(op->kind), " ", OperandLabel(op->kind, i), ": bytes [", t.offset,
-          ", ", t.offset + *extent, ") outside its buffer of ", o.vb->size, " bytes"));
+    uint64_t extent = 0;
+    bool packed = false;
+    if (o.vb == nullptr || !ComputeExtent(t, &extent, &packed) || t.offset > o.vb->size ||
+        extent > o.vb->size - t.offset) {
+      return OperandError(op, i);
     }
     o.begin = t.offset;
-    o.end = t.offset + *extent;
+    o.end = t.offset + extent;
     o.output = i >= first_output;
     o.fetch = true;
     if (o.output) {
       const bool read = (op->outputs_read >> (i - first_output)) & 1u;
-      o.fetch = read || !IsPacked(t);
+      o.fetch = read || !packed;
     }
-    plan->bytes += static_cast<int64_t>(*extent);
+    plan->bytes += static_cast<int64_t>(extent);
   }
   return absl::OkStatus();
+}
+
+absl::Status Dispatcher::OperandError(const oxi_op* op, int i) const {
+  const oxi_tensor& t = *oxi_op_tensor(op, i);
+  const std::string what =
+      absl::StrCat(name_, ": ", oxi_op_name(op->kind), " ", OperandLabel(op->kind, i));
+  const VirtualBuffer* vb = buffers_.Find(t.buffer);
+  if (vb == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": not a buffer of this backend (never allocated here, or freed)"));
+  }
+  absl::StatusOr<uint64_t> extent = OperandExtent(t);
+  if (!extent.ok()) return WithContext(extent.status(), what);
+  return absl::OutOfRangeError(absl::StrCat(what, ": bytes [", t.offset, ", ", t.offset + *extent,
+                                            ") outside its buffer of ", vb->size, " bytes"));
 }
 
 Side Dispatcher::Place(const oxi_op* op) const {
@@ -88,8 +95,11 @@ absl::Status Dispatcher::Prepare(const Plan& plan, Side side) {
   for (int i = 0; i < plan.n; ++i) {
     const Operand& o = plan.operands[i];
     if (o.vb == nullptr) continue;
-    absl::Status s = EnsureReal(o.vb, side);
-    if (s.ok() && o.fetch && !o.vb->on[side].valid.Covers(o.begin, o.end)) {
+    Replica& here = o.vb->on[side];
+    absl::Status s = here.real != nullptr ? absl::OkStatus() : EnsureReal(o.vb, side);
+    // Fetched: the bytes valid only on the other side (none when it has none).
+    if (s.ok() && o.fetch && !o.vb->on[Other(side)].valid.empty() &&
+        !here.valid.Covers(o.begin, o.end)) {
       s = Fetch(o.vb, side, o.begin, o.end);
     }
     if (!s.ok()) {
@@ -103,8 +113,10 @@ absl::Status Dispatcher::Prepare(const Plan& plan, Side side) {
 
 void Dispatcher::Enqueue(const Plan& plan, Side side) {
   const size_t size = plan.op->struct_size;
-  const size_t at = run_storage_.size();
-  run_storage_.resize(at + (size + 15) / 16 * 16);
+  const size_t at = run_used_;
+  run_used_ += (size + 15) / 16 * 16;
+  if (run_used_ > run_storage_.size())
+    run_storage_.resize(std::max(run_used_, 2 * run_storage_.size()));
   std::memcpy(run_storage_.data() + at, plan.op, size);
   auto* tensors = reinterpret_cast<oxi_tensor*>(run_storage_.data() + at + sizeof(oxi_op));
   for (int i = 0; i < plan.n; ++i) {
@@ -151,7 +163,7 @@ absl::Status Dispatcher::Flush() {
   } else if (status.ok()) {
     status = d.Execute(run_ops_.data(), n);
   }
-  run_storage_.clear();
+  run_used_ = 0;
   if (status.ok()) return status;
   // "matmul on arena: <its message>".
   const std::string what =

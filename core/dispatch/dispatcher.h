@@ -95,6 +95,8 @@ class Dispatcher {
 
   // ---- placement and runs (dispatcher.cc) ----
   absl::Status Resolve(const oxi_op* op, Plan* plan) const;
+  // Why operand i of an op Resolve refused is wrong.
+  absl::Status OperandError(const oxi_op* op, int i) const;
   Side Place(const oxi_op* op) const;
   // Makes every operand's real buffer exist on `side` and the needed ranges valid there.
   absl::Status Prepare(const Plan& plan, Side side);
@@ -149,9 +151,10 @@ class Dispatcher {
   Plan plan_;  // the op being placed
   // The run being built: ops for one side, stored translated.
   Side run_side_ = kCpu;
-  int run_kind_ = 0;       // when profiling, a run is one op: its kind
-  int64_t run_bytes_ = 0;  // and its bytes
-  std::vector<uint8_t> run_storage_;
+  int run_kind_ = 0;                  // when profiling, a run is one op: its kind
+  int64_t run_bytes_ = 0;             // and its bytes
+  std::vector<uint8_t> run_storage_;  // [0, run_used_) holds the run's ops
+  size_t run_used_ = 0;
   std::vector<size_t> run_offsets_;
   std::vector<const oxi_op*> run_ops_;
   // Scratch lists of ranges, reused.

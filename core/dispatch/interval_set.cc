@@ -10,8 +10,7 @@ std::vector<ByteRange>::const_iterator IntervalSet::FirstEndingAfter(uint64_t po
                           [](uint64_t p, const ByteRange& r) { return p < r.end; });
 }
 
-bool IntervalSet::Covers(uint64_t begin, uint64_t end) const {
-  if (begin >= end) return true;
+bool IntervalSet::CoversSlow(uint64_t begin, uint64_t end) const {
   auto it = FirstEndingAfter(begin);
   return it != ranges_.end() && it->begin <= begin && it->end >= end;
 }
@@ -22,8 +21,7 @@ bool IntervalSet::Intersects(uint64_t begin, uint64_t end) const {
   return it != ranges_.end() && it->begin < end;
 }
 
-void IntervalSet::Add(uint64_t begin, uint64_t end) {
-  if (begin >= end || Covers(begin, end)) return;
+void IntervalSet::AddSlow(uint64_t begin, uint64_t end) {
   // Ranges that overlap or touch [begin, end) merge with it.
   auto lo = std::lower_bound(ranges_.begin(), ranges_.end(), begin,
                              [](const ByteRange& r, uint64_t p) { return r.end < p; });
@@ -38,7 +36,7 @@ void IntervalSet::Add(uint64_t begin, uint64_t end) {
   ranges_.insert(lo, merged);
 }
 
-void IntervalSet::Remove(uint64_t begin, uint64_t end) {
+void IntervalSet::RemoveSlow(uint64_t begin, uint64_t end) {
   if (begin >= end || !Intersects(begin, end)) return;
   auto lo = ranges_.begin() + (FirstEndingAfter(begin) - ranges_.cbegin());
   auto hi = std::lower_bound(lo, ranges_.end(), end,

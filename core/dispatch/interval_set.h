@@ -25,11 +25,23 @@ class IntervalSet {
   void Clear() { ranges_.clear(); }
 
   // Whether every byte of [begin, end) is in the set (true when empty).
-  bool Covers(uint64_t begin, uint64_t end) const;
+  // Inline for the common cases (none or one range): the dispatcher asks per
+  // operand of every op.
+  bool Covers(uint64_t begin, uint64_t end) const {
+    if (begin >= end) return true;
+    if (ranges_.size() <= 1) {
+      return !ranges_.empty() && ranges_[0].begin <= begin && end <= ranges_[0].end;
+    }
+    return CoversSlow(begin, end);
+  }
   // Whether any byte of [begin, end) is in the set.
   bool Intersects(uint64_t begin, uint64_t end) const;
-  void Add(uint64_t begin, uint64_t end);
-  void Remove(uint64_t begin, uint64_t end);
+  void Add(uint64_t begin, uint64_t end) {
+    if (!Covers(begin, end)) AddSlow(begin, end);
+  }
+  void Remove(uint64_t begin, uint64_t end) {
+    if (!ranges_.empty()) RemoveSlow(begin, end);
+  }
 
   // Appends to `out`, in order, the parts of [begin, end) that are in the set
   // (Intersect) or not (Gaps).
@@ -37,6 +49,9 @@ class IntervalSet {
   void Gaps(uint64_t begin, uint64_t end, std::vector<ByteRange>* out) const;
 
  private:
+  bool CoversSlow(uint64_t begin, uint64_t end) const;
+  void AddSlow(uint64_t begin, uint64_t end);
+  void RemoveSlow(uint64_t begin, uint64_t end);
   // The first range that ends after `pos` (the first that can hold pos or later bytes).
   std::vector<ByteRange>::const_iterator FirstEndingAfter(uint64_t pos) const;
 
