@@ -124,11 +124,15 @@ class Dispatcher {
   void FreeReplicas(VirtualBuffer* vb);
 
   // ---- check mode (dispatcher_check.cc) ----
-  // A temporary CPU buffer holding bytes [begin, end) of a virtual buffer.
+  // Bytes [begin, end) of a virtual buffer on the CPU for the recomputation:
+  // a temporary copy at offset `base` = begin, or (`borrowed`, for inputs the
+  // op does not write and the CPU holds) the CPU replica itself, base 0.
   struct Snapshot {
     VirtualBuffer* vb;
     uint64_t begin, end;
-    oxi_buffer* temp;
+    bool borrowed;
+    oxi_buffer* buffer;
+    uint64_t base;
   };
   struct CheckState {
     std::vector<Snapshot> snapshots;

@@ -22,37 +22,51 @@ void Dispatcher::PlanSnapshots(const Plan& plan, CheckState* state) const {
     const Operand &x = plan.operands[a], &y = plan.operands[b];
     return x.vb != y.vb ? x.vb < y.vb : x.begin < y.begin;
   });
-  state->snapshots.clear();
+  std::vector<Snapshot>& snaps = state->snapshots;
+  std::vector<bool> written;
+  snaps.clear();
   for (int i : order) {
     const Operand& o = plan.operands[i];
-    std::vector<Snapshot>& s = state->snapshots;
-    if (s.empty() || s.back().vb != o.vb || o.begin >= s.back().end) {
-      s.push_back({o.vb, o.begin, o.end, nullptr});
+    if (snaps.empty() || snaps.back().vb != o.vb || o.begin >= snaps.back().end) {
+      snaps.push_back({o.vb, o.begin, o.end, false, nullptr, o.begin});
+      written.push_back(false);
     } else {
-      s.back().end = std::max(s.back().end, o.end);
+      snaps.back().end = std::max(snaps.back().end, o.end);
     }
-    state->snapshot_of[i] = static_cast<int>(s.size()) - 1;
+    if (o.output) written.back() = true;
+    state->snapshot_of[i] = static_cast<int>(snaps.size()) - 1;
+  }
+  // Inputs the op leaves alone and the CPU already holds need no copy.
+  for (size_t k = 0; k < snaps.size(); ++k) {
+    Snapshot& s = snaps[k];
+    if (!written[k] && (shared_ || s.vb->on[kCpu].valid.Covers(s.begin, s.end))) {
+      s.borrowed = true;
+      s.buffer = s.vb->on[kCpu].real;
+      s.base = 0;
+    }
   }
 }
 
 // Fills a snapshot from wherever its bytes are valid (not counted as copies).
 absl::Status Dispatcher::TakeSnapshot(Snapshot* s) {
+  if (s->borrowed) return absl::OkStatus();
   Device& cpu = devices_[kCpu];
-  OXI_ASSIGN_OR_RETURN(s->temp, cpu.Alloc(s->end - s->begin, OXI_BUFFER_ZERO));
+  OXI_ASSIGN_OR_RETURN(s->buffer, cpu.Alloc(s->end - s->begin, OXI_BUFFER_ZERO));
   Replica& on_cpu = s->vb->on[kCpu];
-  if (shared_) return cpu.Copy(s->temp, 0, on_cpu.real, s->begin, s->end - s->begin);
+  if (shared_) return cpu.Copy(s->buffer, 0, on_cpu.real, s->begin, s->end - s->begin);
   pieces_.clear();
   on_cpu.valid.Intersect(s->begin, s->end, &pieces_);
   for (const ByteRange& p : pieces_) {
-    OXI_RETURN_IF_ERROR(cpu.Copy(s->temp, p.begin - s->begin, on_cpu.real, p.begin, p.size()));
+    OXI_RETURN_IF_ERROR(cpu.Copy(s->buffer, p.begin - s->begin, on_cpu.real, p.begin, p.size()));
   }
   gaps_.clear();
   on_cpu.valid.Gaps(s->begin, s->end, &gaps_);
   std::vector<ByteRange> on_accel;
-  for (const ByteRange& gap : gaps_)
+  for (const ByteRange& gap : gaps_) {
     s->vb->on[kAccel].valid.Intersect(gap.begin, gap.end, &on_accel);
+  }
   for (const ByteRange& p : on_accel) {
-    const Endpoint to{kCpu, s->temp, cpu.HostPtr(s->temp), p.begin - s->begin};
+    const Endpoint to{kCpu, s->buffer, cpu.HostPtr(s->buffer), p.begin - s->begin};
     OXI_RETURN_IF_ERROR(transfers_.Copy(At(s->vb, kAccel, p.begin), to, p.size(), false));
   }
   return absl::OkStatus();
@@ -79,7 +93,7 @@ absl::StatusOr<double> Dispatcher::CompareOutputs(const Plan& plan, const CheckS
       OXI_RETURN_IF_ERROR(ReadValid(o.vb, o.begin, accel_out.data(), accel_out.size()));
     }
     OXI_RETURN_IF_ERROR(
-        devices_[kCpu].Read(s.temp, o.begin - s.begin, cpu_out.data(), cpu_out.size()));
+        devices_[kCpu].Read(s.buffer, o.begin - s.base, cpu_out.data(), cpu_out.size()));
     worst = std::max(worst, RelativeError(t, accel_out.data(), cpu_out.data()));
   }
   return worst;
@@ -94,7 +108,9 @@ absl::Status Dispatcher::ExecuteChecked(const Plan& plan) {
     Device& cpu;
     CheckState& state;
     ~FreeOnExit() {
-      for (Snapshot& s : state.snapshots) cpu.Free(s.temp);
+      for (Snapshot& s : state.snapshots) {
+        if (!s.borrowed) cpu.Free(s.buffer);
+      }
     }
   } free_on_exit{cpu, state};
   auto context = [&](const char* what) {
@@ -122,8 +138,8 @@ absl::Status Dispatcher::ExecuteChecked(const Plan& plan) {
   for (int i = 0; i < plan.n; ++i) {
     if (plan.operands[i].vb == nullptr) continue;
     const Snapshot& s = state.snapshots[state.snapshot_of[i]];
-    tensors[i].buffer = s.temp;
-    tensors[i].offset = plan.operands[i].begin - s.begin;
+    tensors[i].buffer = s.buffer;
+    tensors[i].offset = plan.operands[i].begin - s.base;
   }
   const oxi_op* cpu_op = reinterpret_cast<const oxi_op*>(bytes.data());
   status = cpu.Execute(&cpu_op, 1);

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "tests/backends/plain_kernels.h"
 #include "tests/support/test_backends.h"
 
 namespace oxinfer {
@@ -41,19 +42,7 @@ std::vector<float> ReadFloats(const sdk::Compute& cx, const sdk::Tensor& t) {
   if (!cx.Read(t, bytes.data()).ok()) return {};
   std::vector<float> out(static_cast<size_t>(t.numel()));
   for (size_t i = 0; i < out.size(); ++i) {
-    uint16_t h;
-    switch (t.dtype) {
-      case OXI_DTYPE_F32:
-        std::memcpy(&out[i], bytes.data() + 4 * i, 4);
-        break;
-      case OXI_DTYPE_BF16:
-        std::memcpy(&h, bytes.data() + 2 * i, 2);
-        out[i] = oxi_bf16_to_f32(h);
-        break;
-      default:
-        std::memcpy(&h, bytes.data() + 2 * i, 2);
-        out[i] = oxi_f16_to_f32(h);
-    }
+    out[i] = test_backends::Element(t.dtype, bytes.data(), static_cast<int64_t>(i));
   }
   return out;
 }
