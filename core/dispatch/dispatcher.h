@@ -19,6 +19,11 @@
 //   - Shared memory: when the accelerator's buffers are host memory and it
 //     can wrap host memory, it wraps the CPU's replica: both see the same
 //     bytes and nothing is ever copied.
+//   - Accelerator memory full (RESOURCE_EXHAUSTED from its buffer_alloc):
+//     writes stay on the CPU and ops run there.
+//
+// Like a backend's, a failed execute leaves the outputs of its ops undefined
+// (the ops before the failing one have run).
 //
 // One thread at a time, as every backend table (backend_abi.h).
 #ifndef OXINFER_CORE_DISPATCH_DISPATCHER_H_

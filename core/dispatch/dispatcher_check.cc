@@ -125,11 +125,19 @@ absl::Status Dispatcher::ExecuteChecked(const Plan& plan) {
     return absl::Status(status.code(), context("snapshot") + std::string(status.message()));
   }
 
-  // The op on the accelerator, as without check mode.
-  OXI_RETURN_IF_ERROR(Prepare(plan, kAccel));
-  Enqueue(plan, kAccel);
-  MarkWritten(plan, kAccel);
+  // The op on the accelerator, as without check mode (on the CPU, unchecked,
+  // when the accelerator's memory is full).
+  Side side = kAccel;
+  status = Prepare(plan, side);
+  if (status.code() == absl::StatusCode::kResourceExhausted) {
+    side = kCpu;
+    status = Prepare(plan, side);
+  }
+  OXI_RETURN_IF_ERROR(status);
+  Enqueue(plan, side);
+  MarkWritten(plan, side);
   OXI_RETURN_IF_ERROR(Flush());
+  if (side == kCpu) return absl::OkStatus();
 
   // The same op on the CPU, on the snapshots.
   std::vector<uint8_t> bytes((op->struct_size + 15) / 16 * 16);
