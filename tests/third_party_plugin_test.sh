@@ -16,7 +16,7 @@ cp "$bad_abi" "$plugins/liboxinfer_future.so"
 out=$("$oxinfer" --plugins --devices --plugin-dir="$plugins")
 echo "$out"
 grep -qE '^backend +example +1\.0\.0 +1 +loaded' <<<"$out" || { echo "FAIL: example not loaded"; exit 1; }
-grep -q 'liboxinfer_future.so: built for plugin ABI 2.3, this host speaks ABI 1.1' <<<"$out" \
+grep -q 'liboxinfer_future.so: built for plugin ABI 3.0, this host speaks ABI 2.0' <<<"$out" \
   || { echo "FAIL: ABI mismatch not reported"; exit 1; }
 grep -qE '^rejected|rejected' <<<"$out" || { echo "FAIL: no rejected row"; exit 1; }
 
