@@ -79,6 +79,18 @@ sdk::StatusOr<sdk::OwnedTensor> UploadAs(const sdk::Compute& cx, const std::vect
   return cx.Upload(bytes.data(), dtype, rows, cols);
 }
 
+double MaxRelativeError(const std::vector<float>& a, const std::vector<float>& b) {
+  if (a.size() != b.size()) return INFINITY;
+  double diff = 0.0, ref = 0.0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (std::isnan(a[i]) != std::isnan(b[i])) return INFINITY;
+    if (std::isnan(a[i])) continue;
+    diff = std::max(diff, std::fabs(static_cast<double>(a[i]) - b[i]));
+    ref = std::max(ref, std::fabs(static_cast<double>(b[i])));
+  }
+  return diff / std::max(ref, 1e-6);
+}
+
 bool SameBits(const std::vector<float>& a, const std::vector<float>& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
 }

@@ -30,6 +30,10 @@ std::vector<float> ReadFloats(const sdk::Compute& cx, const sdk::Tensor& t);
 sdk::StatusOr<sdk::OwnedTensor> UploadAs(const sdk::Compute& cx, const std::vector<float>& v,
                                          int64_t rows, int64_t cols, oxi_dtype dtype);
 
+// max |a - b| / max(max |b|, 1e-6); infinity when the sizes differ or one
+// has a NaN where the other does not.
+double MaxRelativeError(const std::vector<float>& a, const std::vector<float>& b);
+
 // Whether two float vectors hold the same bits.
 bool SameBits(const std::vector<float>& a, const std::vector<float>& b);
 
