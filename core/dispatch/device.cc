@@ -58,7 +58,6 @@ absl::Status Device::Validate(const oxi_backend_iface* iface, absl::string_view 
       {"buffer_free", iface->buffer_free != nullptr},
       {"buffer_write", iface->buffer_write != nullptr},
       {"buffer_read", iface->buffer_read != nullptr},
-      {"buffer_copy", iface->buffer_copy != nullptr},
       {"execute", iface->execute != nullptr},
   };
   for (const Required& r : required) {
@@ -131,6 +130,16 @@ absl::Status Device::Read(oxi_buffer* src, uint64_t offset, void* dst, uint64_t 
 
 absl::Status Device::Copy(oxi_buffer* dst, uint64_t dst_offset, oxi_buffer* src,
                           uint64_t src_offset, uint64_t size) {
+  if (copy_ == nullptr) {
+    const bool overlap =
+        dst == src && src_offset < dst_offset + size && dst_offset < src_offset + size;
+    return CopyThroughHost(
+        size, overlap,
+        [&](uint64_t done, uint8_t* p, uint64_t n) { return Read(src, src_offset + done, p, n); },
+        [&](uint64_t done, const uint8_t* p, uint64_t n) {
+          return Write(dst, dst_offset + done, p, n);
+        });
+  }
   char error[kErrorSize];
   error[0] = '\0';
   const int32_t rc = copy_(self_, dst, dst_offset, src, src_offset, size, error, sizeof error);

@@ -5,8 +5,10 @@
 #ifndef OXINFER_CORE_DISPATCH_DEVICE_H_
 #define OXINFER_CORE_DISPATCH_DEVICE_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -18,6 +20,22 @@ namespace dispatch {
 
 // An absl::Status from an ABI status code and its message.
 absl::Status StatusFromOxi(int32_t code, absl::string_view message);
+
+// Copies `size` bytes through host memory: read(offset, dst, n) then
+// write(offset, src, n) for each piece; in one piece when the source and
+// destination overlap (as memmove would).
+template <typename Read, typename Write>
+absl::Status CopyThroughHost(uint64_t size, bool overlap, Read read, Write write) {
+  const uint64_t piece = overlap ? size : std::min<uint64_t>(size, uint64_t{32} << 20);
+  std::vector<uint8_t> staging(piece);
+  for (uint64_t done = 0; done < size; done += piece) {
+    const uint64_t n = std::min(piece, size - done);
+    absl::Status s = read(done, staging.data(), n);
+    if (s.ok()) s = write(done, staging.data(), n);
+    if (!s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
 
 class Device {
  public:
@@ -49,6 +67,7 @@ class Device {
   uint8_t* HostPtr(oxi_buffer* buffer) const;
   absl::Status Write(oxi_buffer* dst, uint64_t offset, const void* src, uint64_t size);
   absl::Status Read(oxi_buffer* src, uint64_t offset, void* dst, uint64_t size);
+  // buffer_copy; through host memory when the table has none.
   absl::Status Copy(oxi_buffer* dst, uint64_t dst_offset, oxi_buffer* src, uint64_t src_offset,
                     uint64_t size);
   // supports(op); a table without it supports everything when complete.

@@ -213,17 +213,14 @@ absl::Status Dispatcher::Copy(oxi_buffer* dst, uint64_t dst_offset, oxi_buffer* 
     }
     return absl::OkStatus();
   }
-  // The source is split between the backends: through the host, in pieces
-  // unless source and destination overlap.
+  // The source is split between the backends: through the host.
   const bool overlap = d == s && src_offset < dst_end && dst_offset < src_end;
-  const uint64_t piece = overlap ? size : std::min<uint64_t>(size, uint64_t{32} << 20);
-  std::vector<uint8_t> staging(piece);
-  for (uint64_t done = 0; done < size; done += piece) {
-    const uint64_t n = std::min(piece, size - done);
-    OXI_RETURN_IF_ERROR(ReadValid(s, src_offset + done, staging.data(), n));
-    OXI_RETURN_IF_ERROR(WriteWhereItLives(d, dst_offset + done, staging.data(), n));
-  }
-  return absl::OkStatus();
+  return CopyThroughHost(
+      size, overlap,
+      [&](uint64_t done, uint8_t* p, uint64_t n) { return ReadValid(s, src_offset + done, p, n); },
+      [&](uint64_t done, const uint8_t* p, uint64_t n) {
+        return WriteWhereItLives(d, dst_offset + done, p, n);
+      });
 }
 
 }  // namespace dispatch

@@ -177,6 +177,24 @@ TEST(DispatchTest, ReadAndCopyOfBuffersSplitBetweenTheBackends) {
   EXPECT_TRUE(SameBits(moved, want));
 }
 
+TEST(DispatchTest, ABackendWithoutBufferCopyCopiesThroughTheHost) {
+  oxi_backend_iface arena = *ArenaBackend();
+  arena.buffer_copy = nullptr;  // optional for the registry
+  auto composed = Compose(&arena, PlainCpuBackend());
+  sdk::Compute cx(composed->iface());
+  auto a = UploadAs(cx, RandomFloats(8 * 16, 5), 8, 16, OXI_DTYPE_F32);  // on the arena
+  auto b = cx.NewTensor(OXI_DTYPE_F32, 8, 16);
+  ASSERT_TRUE(a.ok() && b.ok());
+  ASSERT_TRUE(cx.RmsNorm(*a, sdk::Tensor(), *b, 1e-6f).ok());  // b has an arena replica
+  ASSERT_TRUE(cx.CopyBytes(b->buffer.get(), 0, a->buffer.get(), 0, 8 * 16 * 4).ok());
+  ASSERT_TRUE(cx.CopyBytes(a->buffer.get(), 64, a->buffer.get(), 0, 4 * 64).ok());  // overlapping
+  const std::vector<float> original = RandomFloats(8 * 16, 5);
+  EXPECT_TRUE(SameBits(ReadFloats(cx, *b), original));
+  std::vector<float> want = original;
+  std::copy(original.begin(), original.begin() + 64, want.begin() + 16);
+  EXPECT_TRUE(SameBits(ReadFloats(cx, *a), want));
+}
+
 TEST(DispatchTest, NothingToComposeIsTheCpuTableItself) {
   auto plain = Compose(nullptr, PlainCpuBackend());
   EXPECT_EQ(plain->iface(), PlainCpuBackend());
