@@ -41,7 +41,8 @@ bool BackendCheckFromEnvironment();
 class ComposedBackend {
  public:
   // `accelerator` may be null (or the CPU's own table); `cpu` is the
-  // complete CPU backend. Both are borrowed and must outlive this.
+  // complete CPU backend. Both are borrowed and must outlive this; this must
+  // outlive the models opened with iface() (it frees what they left).
   static absl::StatusOr<std::unique_ptr<ComposedBackend>> Create(
       const oxi_backend_iface* accelerator, const oxi_backend_iface* cpu,
       const DispatchOptions& options);

@@ -4,6 +4,12 @@
 //   "<dir>/liboxinfer_arena.so+<dir>/liboxinfer_cpu_scalar.so"
 //        an accelerator (partial) composed with the CPU fallback, as the host
 //        composes them (core/backend_dispatch.h)
+// In a BUILD file, the restricted test accelerator is
+// //tests/backends:liboxinfer_arena.so (matmul on float weights and rms_norm
+// only, its own memory, no host pointers):
+//   args = ["$(rootpath //tests/backends:liboxinfer_arena.so)+" +
+//           "$(rootpath //plugins/backends/cpu:liboxinfer_cpu_avx2.so)"],
+// and OXINFER_BACKEND_CHECK=1 in the test's env checks its ops on the CPU.
 #ifndef OXINFER_TESTS_SUPPORT_TEST_BACKENDS_H_
 #define OXINFER_TESTS_SUPPORT_TEST_BACKENDS_H_
 
