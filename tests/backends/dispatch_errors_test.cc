@@ -96,6 +96,21 @@ TEST_F(DispatchErrorsTest, AStructLargerThanThisHostKnows) {
               HasSubstr("matmul: an argument struct of 16 bytes cannot hold its 4 operands"));
 }
 
+TEST_F(DispatchErrorsTest, AnOpKindThisHostDoesNotKnow) {
+  // Placed like any other (its header counts its operands); neither runs it.
+  struct {
+    oxi_op op;
+    oxi_tensor x, out;
+  } newer = {};
+  newer.op = {sizeof newer, 99, 2, 1, 0, 0};
+  newer.x = x_.t, newer.out = y_.t;
+  EXPECT_THAT(MessageOf(cx_.Execute(newer.op)),
+              AllOf(HasSubstr("unknown on plain-cpu"), HasSubstr("not supported")));
+  newer.op.struct_size = 4096;
+  EXPECT_THAT(MessageOf(cx_.Execute(newer.op)),
+              HasSubstr("an argument struct of 4096 bytes, larger than the 1024"));
+}
+
 TEST_F(DispatchErrorsTest, TheOpsBeforeAFailureRun) {
   auto a = sdk::Compute::Make<oxi_scale_args>(OXI_OP_SCALE);
   a.x = x_.t, a.out = y_.t, a.scale = 2.0f;
