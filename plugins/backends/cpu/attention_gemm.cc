@@ -44,7 +44,7 @@ void AttendHead(const oxi_attention_args& a, const AttnShape& s, int64_t b, int3
   }
   const uint8_t* kw =
       reinterpret_cast<const uint8_t*>(RowPtr<const float>(a.k, b * n_kv) + kvh * hd);
-  const int64_t k_stride = oxi_tensor_stride(&a.k);
+  const int64_t k_stride = StrideOf(a.k);
   for (int64_t i0 = 0; i0 < n_q; i0 += chunk) {
     const int64_t cq = std::min(chunk, n_q - i0);
     for (int64_t i = 0; i < cq; ++i) {
