@@ -5,6 +5,7 @@
 //     bool Supports(const oxi_op& op) const;     // which calls it takes
 //     sdk::Status Execute(const oxi_op& op);      // one operation
 //     // Optional:
+//     static constexpr uint32_t kBackendFlags = OXI_BACKEND_COMPLETE;  // OXI_BACKEND_*
 //     static int32_t Score(const oxi_host_services* host, std::string* reason);
 //     sdk::Status Synchronize();
 //     oxi_dtype PreferredWeightDtype(oxi_dtype dtype, int64_t rows, int64_t cols) const;
@@ -68,12 +69,19 @@ inline bool AllF32(const oxi_op& op) {
 
 namespace internal {
 
+// T::kBackendFlags, or 0.
+template <typename T, typename = void>
+struct BackendFlags : std::integral_constant<uint32_t, 0> {};
+template <typename T>
+struct BackendFlags<T, std::void_t<decltype(T::kBackendFlags)>>
+    : std::integral_constant<uint32_t, T::kBackendFlags> {};
+
 template <typename T, typename = void>
 struct HasScore : std::false_type {};
 template <typename T>
 struct HasScore<T, std::void_t<decltype(T::Score(std::declval<const oxi_host_services*>(),
-                                                 std::declval<std::string*>()))>>
-    : std::true_type {};
+                                                 std::declval<std::string*>()))>> : std::true_type {
+};
 template <typename T, typename = void>
 struct HasAlloc : std::false_type {};
 template <typename T>
@@ -91,8 +99,9 @@ struct HasPreferred<T, std::void_t<decltype(std::declval<const T&>().PreferredWe
 template <typename T, typename = void>
 struct HasDeviceInfo : std::false_type {};
 template <typename T>
-struct HasDeviceInfo<T, std::void_t<decltype(std::declval<const T&>().DeviceInfo(
-                            std::declval<oxi_device_info*>()))>> : std::true_type {};
+struct HasDeviceInfo<
+    T, std::void_t<decltype(std::declval<const T&>().DeviceInfo(std::declval<oxi_device_info*>()))>>
+    : std::true_type {};
 
 }  // namespace internal
 
@@ -141,6 +150,7 @@ class BackendPlugin {
     t.self = impl;
     t.device_name = name;
     t.device_kind = device_kind;
+    t.flags = internal::BackendFlags<T>::value;
     t.supports = &Supports;
     t.execute = &Execute;
     if constexpr (internal::HasAlloc<T>::value) {
@@ -286,18 +296,18 @@ class BackendPlugin {
 };
 
 // The descriptor and the entry symbol of a backend plugin over class T.
-#define OXINFER_BACKEND_PLUGIN(T, name, version, description, device_kind)                      \
-  namespace {                                                                                   \
-  int32_t OxiBackendScore_(const oxi_host_services* h, char* r, size_t n) {                     \
-    return ::oxinfer::sdk::BackendPlugin<T>::Score(h, r, n);                                    \
-  }                                                                                             \
-  const void* OxiBackendIface_(const oxi_host_services* h, char* e, size_t n) {                 \
-    return ::oxinfer::sdk::BackendPlugin<T>::GetInterface(h, name, device_kind, e, n);          \
-  }                                                                                             \
-  const oxi_plugin kOxiBackendPlugin_ = {                                                       \
-      sizeof(oxi_plugin), OXI_ABI_MAJOR, OXI_ABI_MINOR,     OXI_PLUGIN_BACKEND, name, version,  \
-      description,        &OxiBackendScore_, &OxiBackendIface_};                                \
-  }                                                                                             \
+#define OXINFER_BACKEND_PLUGIN(T, name, version, description, device_kind)                        \
+  namespace {                                                                                     \
+  int32_t OxiBackendScore_(const oxi_host_services* h, char* r, size_t n) {                       \
+    return ::oxinfer::sdk::BackendPlugin<T>::Score(h, r, n);                                      \
+  }                                                                                               \
+  const void* OxiBackendIface_(const oxi_host_services* h, char* e, size_t n) {                   \
+    return ::oxinfer::sdk::BackendPlugin<T>::GetInterface(h, name, device_kind, e, n);            \
+  }                                                                                               \
+  const oxi_plugin kOxiBackendPlugin_ = {                                                         \
+      sizeof(oxi_plugin), OXI_ABI_MAJOR,     OXI_ABI_MINOR,    OXI_PLUGIN_BACKEND, name, version, \
+      description,        &OxiBackendScore_, &OxiBackendIface_};                                  \
+  }                                                                                               \
   extern "C" OXI_EXPORT const oxi_plugin* oxinfer_plugin_entry(void) { return &kOxiBackendPlugin_; }
 
 }  // namespace sdk
