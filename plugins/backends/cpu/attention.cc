@@ -7,9 +7,11 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "plugins/backends/cpu/buffer.h"
 #include "plugins/backends/cpu/op_table.h"
+#include "plugins/backends/cpu/rows.h"
 #include "plugins/backends/cpu/runtime.h"
 #include "plugins/backends/cpu/simd.h"
 #include "plugins/backends/cpu/validate.h"
@@ -22,10 +24,37 @@ namespace {
 
 using ll = long long;
 
+// K and V rows as f32, bf16 or f16 (T: the dtype), 8 lanes or one at a time.
+template <int T>
+struct Kv {
+  using E = typename std::conditional<T == OXI_DTYPE_F32, float, uint16_t>::type;
+  static float One(const E* p, int64_t i) {
+    if constexpr (T == OXI_DTYPE_F32) {
+      return p[i];
+    } else if constexpr (T == OXI_DTYPE_BF16) {
+      return oxi_bf16_to_f32(p[i]);
+    } else {
+      return oxi_f16_to_f32(p[i]);
+    }
+  }
+#if OXI_KERNELS_X86
+  static __m256 Eight(const E* p) {
+    if constexpr (T == OXI_DTYPE_F32) {
+      return _mm256_loadu_ps(p);
+    } else if constexpr (T == OXI_DTYPE_BF16) {
+      return LoadBf16x8(p);
+    } else {
+      return LoadF16x8(p);
+    }
+  }
+#endif
+};
+
 // out[g * ldo] = dot(q + g * ldq, k) for g < nq: K rows are read once for all
 // the query heads that share them.
-void MultiDot(const float* q, int64_t ldq, int32_t nq, const float* k, int64_t n, float* out,
-              int64_t ldo) {
+template <int T>
+void MultiDot(const float* q, int64_t ldq, int32_t nq, const typename Kv<T>::E* k, int64_t n,
+              float* out, int64_t ldo) {
   int32_t g = 0;
 #if OXI_KERNELS_X86
   for (; g + 4 <= nq; g += 4) {
@@ -33,7 +62,7 @@ void MultiDot(const float* q, int64_t ldq, int32_t nq, const float* k, int64_t n
     for (int r = 0; r < 4; ++r) acc[r] = _mm256_setzero_ps();
     int64_t d = 0;
     for (; d + 8 <= n; d += 8) {
-      const __m256 kv = _mm256_loadu_ps(k + d);
+      const __m256 kv = Kv<T>::Eight(k + d);
 #pragma GCC unroll 4
       for (int r = 0; r < 4; ++r) {
         acc[r] = _mm256_fmadd_ps(_mm256_loadu_ps(q + (g + r) * ldq + d), kv, acc[r]);
@@ -41,19 +70,36 @@ void MultiDot(const float* q, int64_t ldq, int32_t nq, const float* k, int64_t n
     }
     for (int r = 0; r < 4; ++r) {
       float s = Hsum(acc[r]);
-      for (int64_t e = d; e < n; ++e) s += q[(g + r) * ldq + e] * k[e];
+      for (int64_t e = d; e < n; ++e) s += q[(g + r) * ldq + e] * Kv<T>::One(k, e);
       out[(g + r) * ldo] = s;
     }
   }
 #endif
-  for (; g < nq; ++g) out[g * ldo] = Dot(q + g * ldq, k, n);
+  if constexpr (T == OXI_DTYPE_F32) {
+    for (; g < nq; ++g) out[g * ldo] = Dot(q + g * ldq, k, n);
+  } else {
+    for (; g < nq; ++g) {
+      const float* qg = q + g * ldq;
+      int64_t d = 0;
+      float s = 0.0f;
+#if OXI_KERNELS_X86
+      __m256 acc = _mm256_setzero_ps();
+      for (; d + 8 <= n; d += 8)
+        acc = _mm256_fmadd_ps(_mm256_loadu_ps(qg + d), Kv<T>::Eight(k + d), acc);
+      s = Hsum(acc);
+#endif
+      for (; d < n; ++d) s += qg[d] * Kv<T>::One(k, d);
+      out[g * ldo] = s;
+    }
+  }
 }
 
 // o[g][:] = sum_j p[g * ldp + j] * v[vis[j] * vs + :] for g < ng, with the
 // output held in registers across all slots (x86), so V is read once per
 // group and nothing is stored per slot.
+template <int T>
 void WeightedRows(const float* p, int64_t ldp, int32_t ng, const int32_t* vis, int64_t n_vis,
-                  const float* v, int64_t vs, int32_t vd, float* o) {
+                  const typename Kv<T>::E* v, int64_t vs, int32_t vd, float* o) {
   int32_t g = 0;
 #if OXI_KERNELS_X86
   for (; g + 4 <= ng; g += 4) {
@@ -62,8 +108,8 @@ void WeightedRows(const float* p, int64_t ldp, int32_t ng, const int32_t* vis, i
       __m256 acc[4][2];
       for (int r = 0; r < 4; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_ps();
       for (int64_t j = 0; j < n_vis; ++j) {
-        const float* vr = v + vis[j] * vs + d;
-        const __m256 v0 = _mm256_loadu_ps(vr), v1 = _mm256_loadu_ps(vr + 8);
+        const auto* vr = v + vis[j] * vs + d;
+        const __m256 v0 = Kv<T>::Eight(vr), v1 = Kv<T>::Eight(vr + 8);
 #pragma GCC unroll 4
         for (int r = 0; r < 4; ++r) {
           const __m256 e = _mm256_broadcast_ss(p + (g + r) * ldp + j);
@@ -79,13 +125,21 @@ void WeightedRows(const float* p, int64_t ldp, int32_t ng, const int32_t* vis, i
     for (int64_t j = 0; j < n_vis && d < vd; ++j) {
       for (int r = 0; r < 4; ++r) {
         const float e = p[(g + r) * ldp + j];
-        for (int32_t c = d; c < vd; ++c) o[(g + r) * vd + c] += e * v[vis[j] * vs + c];
+        for (int32_t c = d; c < vd; ++c) o[(g + r) * vd + c] += e * Kv<T>::One(v, vis[j] * vs + c);
       }
     }
   }
 #endif
   for (; g < ng; ++g) {
-    for (int64_t j = 0; j < n_vis; ++j) Axpy(p[g * ldp + j], v + vis[j] * vs, vd, o + g * vd);
+    for (int64_t j = 0; j < n_vis; ++j) {
+      if constexpr (T == OXI_DTYPE_F32) {
+        Axpy(p[g * ldp + j], v + vis[j] * vs, vd, o + g * vd);
+      } else {
+        const float e = p[g * ldp + j];
+        const auto* vr = v + vis[j] * vs;
+        for (int32_t c = 0; c < vd; ++c) o[g * vd + c] += e * Kv<T>::One(vr, c);
+      }
+    }
   }
 }
 
@@ -93,7 +147,10 @@ const int32_t* OptionalI32(const oxi_tensor& t) {
   return Present(t) ? RowPtr<const int32_t>(t, 0) : nullptr;
 }
 
+// K and V of type T (f32, bf16 or f16).
+template <int T>
 void AttentionRows(const oxi_attention_args& a, const AttnShape& s) {
+  using E = typename Kv<T>::E;
   const int64_t n_q = s.n_q, n_kv = s.n_kv;
   const int32_t nh = s.n_heads, nkvh = s.n_kv_heads, hd = s.head_dim, vd = s.v_head_dim;
   const int32_t group = nh / nkvh;
@@ -139,8 +196,10 @@ void AttentionRows(const oxi_attention_args& a, const AttnShape& s) {
       }
       if (n_vis == 0) continue;
       // Scores, compacted to the visible slots: sc[g][j] for slot vis[j].
-      const float* kb = RowPtr<const float>(a.k, b * n_kv) + static_cast<int64_t>(kvh) * hd;
-      for (int64_t j = 0; j < n_vis; ++j) MultiDot(qg, hd, nhg, kb + vis[j] * ks, hd, sc + j, n_kv);
+      const E* kb = RowPtr<const E>(a.k, b * n_kv) + static_cast<int64_t>(kvh) * hd;
+      for (int64_t j = 0; j < n_vis; ++j) {
+        MultiDot<T>(qg, hd, nhg, kb + vis[j] * ks, hd, sc + j, n_kv);
+      }
       for (int32_t g = 0; g < nhg; ++g) {
         float* e = sc + g * n_kv;
         float mx = -std::numeric_limits<float>::infinity();
@@ -158,8 +217,8 @@ void AttentionRows(const oxi_attention_args& a, const AttnShape& s) {
         const float inv = 1.0f / sum;
         for (int64_t j = 0; j < n_vis; ++j) e[j] *= inv;
       }
-      const float* vb = RowPtr<const float>(a.v, b * n_kv) + static_cast<int64_t>(kvh) * vd;
-      WeightedRows(sc, n_kv, nhg, vis, n_vis, vb, vs, vd, og);
+      const E* vb = RowPtr<const E>(a.v, b * n_kv) + static_cast<int64_t>(kvh) * vd;
+      WeightedRows<T>(sc, n_kv, nhg, vis, n_vis, vb, vs, vd, og);
     }
   });
 }
@@ -181,8 +240,10 @@ int32_t CheckAttention(const Report& r, const oxi_op& op) {
   }
   if (a.batch < 0) return r.Fail(OXI_INVALID_ARGUMENT, "batch %d", a.batch);
   OXI_CPU_TRY(ExpectF32(r, "q", a.q));
-  OXI_CPU_TRY(ExpectF32(r, "k", a.k));
-  OXI_CPU_TRY(ExpectF32(r, "v", a.v));
+  if (!IsFloatType(TypeOf(a.k)) || a.v.dtype != a.k.dtype) {
+    return r.Fail(OXI_INVALID_ARGUMENT, "k is %s, v %s: one of f32, bf16, f16 for both",
+                  TypeName(a.k), TypeName(a.v));
+  }
   OXI_CPU_TRY(ExpectF32(r, "out", a.out));
   if (Present(a.mask)) OXI_CPU_TRY(ExpectF32(r, "mask", a.mask));
   const int64_t batch = a.batch == 0 ? 1 : a.batch;
@@ -217,8 +278,12 @@ int32_t RunAttention(const Report&, const oxi_op& op) {
   if (s.n_q == 0) return OXI_OK;
   if (s.n_q >= 16 && s.n_kv >= 16 && AllVisible(a)) {
     AttentionGemm(a, s);
+  } else if (a.k.dtype == OXI_DTYPE_F32) {
+    AttentionRows<OXI_DTYPE_F32>(a, s);
+  } else if (a.k.dtype == OXI_DTYPE_BF16) {
+    AttentionRows<OXI_DTYPE_BF16>(a, s);
   } else {
-    AttentionRows(a, s);
+    AttentionRows<OXI_DTYPE_F16>(a, s);
   }
   return OXI_OK;
 }

@@ -38,20 +38,27 @@ void AttendHead(const oxi_attention_args& a, const AttnShape& s, int64_t b, int3
       Scratch(kScratchOp2, (chunk * hd + chunk * n_kv + chunk * vd + 48) * sizeof(float)));
   float* sc = qh + chunk * hd + 16;
   float* oh = sc + chunk * n_kv + 16;
+  const oxi_dtype kv_type = static_cast<oxi_dtype>(a.k.dtype);
+  const int64_t elem = oxi_dtype_block_bytes(kv_type);
   for (int64_t j = 0; j < n_kv; ++j) {
-    const float* vr = RowPtr<const float>(a.v, b * n_kv + j) + kvh * vd;
-    for (int64_t t = 0; t < vd; ++t) vt[t * n_kv + j] = vr[t];
+    const uint8_t* vr = RowPtr<const uint8_t>(a.v, b * n_kv + j) + kvh * vd * elem;
+    for (int64_t t = 0; t < vd; ++t) {
+      vt[t * n_kv + j] = kv_type == OXI_DTYPE_F32 ? reinterpret_cast<const float*>(vr)[t]
+                         : kv_type == OXI_DTYPE_BF16
+                             ? oxi_bf16_to_f32(reinterpret_cast<const uint16_t*>(vr)[t])
+                             : oxi_f16_to_f32(reinterpret_cast<const uint16_t*>(vr)[t]);
+    }
   }
-  const uint8_t* kw =
-      reinterpret_cast<const uint8_t*>(RowPtr<const float>(a.k, b * n_kv) + kvh * hd);
-  const int64_t k_stride = oxi_tensor_stride(&a.k);
+  // K's rows are the weight rows of the score matmul, in their own type.
+  const uint8_t* kw = RowPtr<const uint8_t>(a.k, b * n_kv) + kvh * hd * elem;
+  const int64_t k_stride = StrideOf(a.k);
   for (int64_t i0 = 0; i0 < n_q; i0 += chunk) {
     const int64_t cq = std::min(chunk, n_q - i0);
     for (int64_t i = 0; i < cq; ++i) {
       std::memcpy(qh + i * hd, RowPtr<const float>(a.q, b * n_q + i0 + i) + h * hd,
                   hd * sizeof(float));
     }
-    MatmulDense(qh, cq, hd, kw, OXI_DTYPE_F32, k_stride, n_kv, sc);
+    MatmulDense(qh, cq, hd, kw, kv_type, k_stride, n_kv, sc);
     if (parallel_softmax) {
       Parallel(cq, std::max<int64_t>(1, 16384 / n_kv), [&](int64_t r0, int64_t r1) {
         for (int64_t r = r0; r < r1; ++r) SoftmaxRow(sc + r * n_kv, n_kv, a.scale);

@@ -24,8 +24,7 @@ constexpr const char kDriver[] = OXI_CPU_STR(OXI_CPU_NS) " kernels";
 
 int32_t Validate(const Report& r, const oxi_op& op, const OpInfo** info, bool with_memory) {
   OXI_CPU_TRY(CheckHeader(r, op, info));
-  OXI_CPU_TRY(CheckLayouts(r, op, **info));
-  if (with_memory) OXI_CPU_TRY(CheckMemory(r, op, **info));
+  OXI_CPU_TRY(CheckOperands(r, op, **info, with_memory));
   return (*info)->check(r, op);
 }
 
@@ -46,7 +45,7 @@ int32_t RunOne(const Report& r, const oxi_op& op) {
   } catch (...) {
     rc = r.Fail(OXI_INTERNAL, "the kernel threw an exception");
   }
-  if (TakeKernelFailure() && rc == OXI_OK) {
+  if (TakeKernelFailure() && rc == OXI_OK) {  // set by a pool thread
     rc = r.Fail(OXI_RESOURCE_EXHAUSTED, "out of memory for the kernel's scratch");
   }
   return rc;

@@ -58,22 +58,33 @@ inline uint8_t* Data(const oxi_tensor& t) {
   return reinterpret_cast<HostBuffer*>(t.buffer)->data + t.offset;
 }
 
+// log2 of the element size of each plain dtype; -1 for the block types.
+// Kernels compute row addresses often: shifts, not oxi_dtype_row_bytes'
+// divisions.
+constexpr int8_t kElemShift[] = {0, 2, 1, 1, -1, -1, 3, 3, 2, 1, 0, 0, 0, -1, -1};
+
+// The byte distance between rows of a validated tensor (oxi_tensor_stride).
+inline int64_t StrideOf(const oxi_tensor& t) {
+  if (t.row_stride != 0) return t.row_stride;
+  const int shift = kElemShift[t.dtype];
+  return shift >= 0 ? t.cols << shift
+                    : oxi_dtype_row_bytes(static_cast<oxi_dtype>(t.dtype), t.cols);
+}
+
 // Row r of a validated tensor, as E.
 template <typename E>
 inline E* RowPtr(const oxi_tensor& t, int64_t r) {
-  return reinterpret_cast<E*>(Data(t) + r * oxi_tensor_stride(&t));
+  return reinterpret_cast<E*>(Data(t) + r * StrideOf(t));
 }
 
-// The row stride of a validated tensor in elements of its (plain) type.
-inline int64_t Ld(const oxi_tensor& t) {
-  return oxi_tensor_stride(&t) / oxi_dtype_block_bytes(static_cast<oxi_dtype>(t.dtype));
-}
+// The row stride of a validated tensor of a plain type, in elements.
+inline int64_t Ld(const oxi_tensor& t) { return StrideOf(t) >> kElemShift[t.dtype]; }
 
 inline bool Present(const oxi_tensor& t) { return t.buffer != nullptr; }
 
 inline bool SameView(const oxi_tensor& a, const oxi_tensor& b) {
   return a.buffer == b.buffer && a.offset == b.offset && a.dtype == b.dtype && a.rows == b.rows &&
-         a.cols == b.cols && oxi_tensor_stride(&a) == oxi_tensor_stride(&b);
+         a.cols == b.cols && StrideOf(a) == StrideOf(b);
 }
 
 // Buffer functions of the table (buffers.cc).

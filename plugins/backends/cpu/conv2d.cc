@@ -107,7 +107,7 @@ int32_t RunConv2d(const Report&, const oxi_op& op) {
   const int64_t k = s.kh * s.kw * s.cin, total = s.batch * s.ho * s.wo;
   const uint8_t* w = Data(a.w);
   const oxi_dtype wt = TypeOf(a.w);
-  const int64_t w_stride = oxi_tensor_stride(&a.w);
+  const int64_t w_stride = StrideOf(a.w);
   const float* bias = Present(a.bias) ? RowPtr<const float>(a.bias, 0) : nullptr;
   if (total == 0 || s.cout == 0) return OXI_OK;
   if (s.kh == 1 && s.kw == 1 && s.stride == 1 && s.pad == 0) {

@@ -43,7 +43,7 @@ void ConvertGroupsX8(const oxi_tensor& s, const oxi_tensor& d, int64_t g0, int64
   float* tmp = reinterpret_cast<float*>(plain2 + OXI_X8_ROWS * pb);
   for (int64_t g = g0; g < g1; ++g) {
     const uint8_t* src = RowPtr<const uint8_t>(s, g * OXI_X8_ROWS);
-    int64_t ss = oxi_tensor_stride(&s);
+    int64_t ss = StrideOf(s);
     if (IsX8(st)) {
       DeinterleaveX8(src, sp, k, plain, sb);
       src = plain;

@@ -1,13 +1,15 @@
 // attention against a naive double-precision implementation of ops.h's
 // rules: GQA, causal and window, softcap, additive mask, bidirectional
 // spans, batch parts, ring-buffer kv_pos with empty slots, absent
-// positions, k = v in one wider cache row; and the long non-causal GEMM path.
+// positions, k = v in one wider cache row, K/V caches in f32, bf16 and f16;
+// and the long non-causal GEMM path.
 #include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "plugins/backends/cpu/cpu_test_ref.h"
 #include "plugins/backends/cpu/cpu_test_util.h"
 
 namespace oxinfer {
@@ -123,9 +125,20 @@ std::vector<double> Reference(const Case& c, const Host& h, float scale) {
   return out;
 }
 
-void CheckCase(const Case& c, uint32_t seed) {
-  SCOPED_TRACE(c.name);
-  const Host h = Inputs(c, seed);
+// k and v held as kv_type (f32, bf16, f16): the reference sees the rounded values.
+void CheckCase(const Case& c, uint32_t seed, oxi_dtype kv_type = OXI_DTYPE_F32) {
+  SCOPED_TRACE(c.name + " " + oxi_dtype_name(kv_type));
+  Host h = Inputs(c, seed);
+  auto round = [&](std::vector<float>* v) {
+    for (float& f : *v) {
+      if (std::isnan(f)) continue;
+      f = kv_type == OXI_DTYPE_BF16  ? oxi_bf16_to_f32(oxi_f32_to_bf16(f))
+          : kv_type == OXI_DTYPE_F16 ? oxi_f16_to_f32(oxi_f32_to_f16(f))
+                                     : f;
+    }
+  };
+  round(&h.k);
+  round(&h.v);
   const float scale = 1.0f / std::sqrt(float(c.head_dim));
   const std::vector<double> ref = Reference(c, h, scale);
   for (const Variant& v : Variants()) {
@@ -136,9 +149,11 @@ void CheckCase(const Case& c, uint32_t seed) {
     a.q = dev.F32(h.q, c.batch * c.n_q, qw, qw + 3);
     const int64_t kw = int64_t(c.n_kv_heads) * c.head_dim,
                   vw = int64_t(c.n_kv_heads) * c.v_head_dim;
-    const sdk::Tensor kv = dev.F32(h.k, c.batch * c.n_kv, h.k_row);
+    const std::vector<uint8_t> k_rows = Encode(h.k, c.batch * c.n_kv, h.k_row, kv_type);
+    const sdk::Tensor kv = dev.Upload(k_rows.data(), kv_type, c.batch * c.n_kv, h.k_row);
     a.k = kv.Cols(0, kw);
-    a.v = c.shared ? kv.Cols(0, vw) : dev.F32(h.v, c.batch * c.n_kv, vw);
+    const std::vector<uint8_t> v_rows = Encode(h.v, c.batch * c.n_kv, vw, kv_type);
+    a.v = c.shared ? kv.Cols(0, vw) : dev.Upload(v_rows.data(), kv_type, c.batch * c.n_kv, vw);
     if (c.positions) {
       a.q_pos = dev.I32(h.q_pos);
       a.kv_pos = dev.I32(h.kv_pos);
@@ -193,7 +208,9 @@ TEST(CpuAttention, MatchesNaiveImplementation) {
   add({"batch of two causal", 2, 5, 7, 4, 2, 8, 8});
   add({"batch ring", 2, 3, 16, 2, 1, 8, 8, 0.0f, 1, 0, true});
   uint32_t seed = 100;
-  for (const Case& c : cases) CheckCase(c, seed += 10);
+  for (oxi_dtype t : {OXI_DTYPE_F32, OXI_DTYPE_BF16, OXI_DTYPE_F16}) {
+    for (const Case& c : cases) CheckCase(c, seed += 10, t);
+  }
 }
 
 // Long non-causal attention, every slot visible: the GEMM path (scores by
@@ -217,7 +234,9 @@ TEST(CpuAttention, LongNonCausalGemmPath) {
   c.positions = true;
   cases.push_back(c);
   uint32_t seed = 900;
-  for (const Case& cc : cases) CheckCase(cc, seed += 10);
+  for (oxi_dtype t : {OXI_DTYPE_F32, OXI_DTYPE_BF16, OXI_DTYPE_F16}) {
+    for (const Case& cc : cases) CheckCase(cc, seed += 10, t);
+  }
 }
 
 TEST(CpuAttention, RejectsBadShapes) {

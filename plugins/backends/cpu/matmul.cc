@@ -106,9 +106,8 @@ int32_t CheckMatmul(const Report& r, const oxi_op& op) {
 int32_t RunMatmul(const Report&, const oxi_op& op) {
   const auto& a = As<oxi_matmul_args>(op);
   MatmulStrided(RowPtr<const float>(a.x, 0), Ld(a.x), a.x.rows, a.x.cols, Data(a.w), TypeOf(a.w),
-                oxi_tensor_stride(&a.w), a.w.rows,
-                Present(a.bias) ? RowPtr<const float>(a.bias, 0) : nullptr, RowPtr<float>(a.y, 0),
-                Ld(a.y));
+                StrideOf(a.w), a.w.rows, Present(a.bias) ? RowPtr<const float>(a.bias, 0) : nullptr,
+                RowPtr<float>(a.y, 0), Ld(a.y));
   return OXI_OK;
 }
 

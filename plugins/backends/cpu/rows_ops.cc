@@ -52,7 +52,7 @@ int32_t RunGetRows(const Report& r, const oxi_op& op) {
   const int32_t* ids = RowPtr<const int32_t>(a.ids, 0);
   const uint8_t* table = Data(a.table);
   const oxi_dtype t = TypeOf(a.table);
-  const int64_t stride = oxi_tensor_stride(&a.table);
+  const int64_t stride = StrideOf(a.table);
   Parallel(n, std::max<int64_t>(1, 16384 / k), [&](int64_t i0, int64_t i1) {
     for (int64_t i = i0; i < i1; ++i) {
       WeightRowToF32(table, t, k, stride, ids[i], 0, k, RowPtr<float>(a.out, i));

@@ -42,7 +42,11 @@ int32_t NumThreads() {
 }
 
 void NoteKernelFailure() { g_kernel_failed.store(true, std::memory_order_relaxed); }
-bool TakeKernelFailure() { return g_kernel_failed.exchange(false, std::memory_order_relaxed); }
+bool TakeKernelFailure() {
+  // A load first: the exchange (a locked instruction) only after a failure.
+  return g_kernel_failed.load(std::memory_order_relaxed) &&
+         g_kernel_failed.exchange(false, std::memory_order_relaxed);
+}
 
 void* Scratch(int slot, size_t bytes) {
   thread_local std::vector<uint64_t> buffers[kScratchSlots];

@@ -33,6 +33,14 @@ int32_t NumThreads();
 void NoteKernelFailure();
 bool TakeKernelFailure();
 
+// One range of a Parallel call. Out of line, so that the kernel inlined here
+// is compiled outside the try block below: GCC keeps the accumulators of a
+// kernel inlined into a try region in memory (a store per iteration).
+template <typename FnT>
+[[gnu::noinline]] void RunRange(FnT* fn, int64_t begin, int64_t end) {
+  (*fn)(begin, end);
+}
+
 // Runs fn(begin, end) over [0, n) on the host's pool, at least `grain` items
 // per range. Nested calls run inline (the host's pool does so).
 template <typename Fn>
@@ -41,7 +49,7 @@ void Parallel(int64_t n, int64_t grain, Fn&& fn) {
   using FnT = std::remove_reference_t<Fn>;
   const oxi_range_fn trampoline = [](void* ctx, int64_t begin, int64_t end, int32_t) {
     try {
-      (*static_cast<FnT*>(ctx))(begin, end);
+      RunRange(static_cast<FnT*>(ctx), begin, end);
     } catch (...) {  // no exception may cross the host's pool
       NoteKernelFailure();
     }

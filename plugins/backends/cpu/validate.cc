@@ -12,79 +12,118 @@ constexpr int64_t kMaxDim = int64_t{1} << 40;
 
 using ll = long long;
 
-// The alignment a tensor's first byte and row stride need: the element size
-// (2 for the block types, whose scales are f16).
-int64_t Alignment(oxi_dtype t) {
-  const int64_t b = oxi_dtype_block_bytes(t);
-  return oxi_dtype_block_elems(t) > 1 ? 2 : b;
+// Per dtype: bytes per storage unit, elements per unit, the alignment a
+// tensor's first byte and row stride need (the element size; 2 for the block
+// types, whose scales are f16), and whether rows are interleaved (_X8). A
+// table, and faults as codes with the messages written apart: this runs for
+// every operand of every op.
+struct TypeLayout {
+  int64_t unit_bytes, unit_elems, align;
+  bool x8;
+};
+constexpr TypeLayout kLayouts[] = {
+    {0, 1, 1, false},   {4, 1, 4, false}, {2, 1, 2, false}, {2, 1, 2, false},  {34, 32, 2, false},
+    {18, 32, 2, false}, {8, 1, 8, false}, {8, 1, 8, false}, {4, 1, 4, false},  {2, 1, 2, false},
+    {1, 1, 1, false},   {1, 1, 1, false}, {1, 1, 1, false}, {34, 32, 2, true}, {18, 32, 2, true},
+};
+constexpr int kTypeCount = sizeof kLayouts / sizeof kLayouts[0];
+static_assert(kTypeCount == OXI_DTYPE_Q4_0_X8 + 1, "a layout per dtype");
+
+enum Fault { kValid, kDtype, kDims, kBlocks, kStride, kOffset, kX8Rows, kX8Packed, kSpan };
+
+// Bytes of a row of a valid dtype; -1 if not whole blocks.
+inline int64_t RowBytes(const TypeLayout& l, int64_t cols) {
+  if (l.unit_elems == 1) return cols * l.unit_bytes;
+  if (cols % OXI_QK != 0) return -1;
+  return cols / OXI_QK * l.unit_bytes;
 }
 
-// Bytes from the first to one past the last byte (CheckLayouts ran).
-bool ExtentOf(const oxi_tensor& t, uint64_t* out) {
-  const int64_t row = oxi_dtype_row_bytes(TypeOf(t), t.cols);
+inline Fault LayoutFault(const oxi_tensor& t, uint64_t* extent) {
+  if (static_cast<uint32_t>(t.dtype) - 1u >= static_cast<uint32_t>(kTypeCount - 1)) return kDtype;
+  const TypeLayout& l = kLayouts[t.dtype];
+  if (static_cast<uint64_t>(t.rows) > kMaxDim || static_cast<uint64_t>(t.cols) > kMaxDim) {
+    return kDims;
+  }
+  const int64_t row = RowBytes(l, t.cols);
+  if (row < 0) return kBlocks;
+  const int64_t mask = l.align - 1;  // a power of two, less one
+  if (t.row_stride != 0 && (t.row_stride < row || (t.row_stride & mask) != 0)) return kStride;
+  if ((t.offset & static_cast<uint64_t>(mask)) != 0) return kOffset;
+  if (l.x8) {
+    if (t.rows % OXI_X8_ROWS != 0) return kX8Rows;
+    if (t.row_stride != 0 && t.row_stride != row) return kX8Packed;
+  }
   if (t.rows == 0 || row == 0) {
-    *out = 0;
-    return true;
+    *extent = 0;
+    return kValid;
   }
   const int64_t stride = t.row_stride != 0 ? t.row_stride : row;
   int64_t span = 0;
   if (__builtin_mul_overflow(stride, t.rows - 1, &span) ||
       __builtin_add_overflow(span, row, &span)) {
-    return false;
+    return kSpan;
   }
-  *out = static_cast<uint64_t>(span);
-  return true;
+  *extent = static_cast<uint64_t>(span);
+  return kValid;
 }
 
-int32_t CheckLayout(const Report& r, const char* name, const oxi_tensor& t) {
+[[gnu::cold, gnu::noinline]] int32_t LayoutError(const Report& r, const char* name,
+                                                 const oxi_tensor& t, Fault f) {
   const oxi_dtype dt = TypeOf(t);
-  if (oxi_dtype_block_bytes(dt) <= 0) {
-    return r.Fail(OXI_INVALID_ARGUMENT, "%s has an invalid dtype (%d)", name, t.dtype);
-  }
-  if (t.rows < 0 || t.cols < 0 || t.rows > kMaxDim || t.cols > kMaxDim) {
-    return r.Fail(OXI_INVALID_ARGUMENT, "%s has %lld rows and %lld columns", name, ll(t.rows),
-                  ll(t.cols));
-  }
-  const int64_t row = oxi_dtype_row_bytes(dt, t.cols);
-  if (row < 0) {
-    return r.Fail(OXI_INVALID_ARGUMENT, "%s has %lld columns, not whole %s blocks of %d", name,
-                  ll(t.cols), oxi_dtype_name(dt), OXI_QK);
-  }
-  const int64_t align = Alignment(dt);
-  if (t.row_stride != 0 && (t.row_stride < row || t.row_stride % align != 0)) {
-    return r.Fail(OXI_INVALID_ARGUMENT,
-                  "%s has row_stride %lld: rows of %lld bytes need 0 or a multiple of %lld >= %lld",
-                  name, ll(t.row_stride), ll(row), ll(align), ll(row));
-  }
-  if (t.offset % static_cast<uint64_t>(align) != 0) {
-    return r.Fail(OXI_INVALID_ARGUMENT, "%s at offset %llu: not a multiple of %lld (%s)", name,
-                  static_cast<unsigned long long>(t.offset), ll(align), oxi_dtype_name(dt));
-  }
-  if (oxi_dtype_is_x8(dt)) {
-    if (t.rows % OXI_X8_ROWS != 0) {
+  const char* type = oxi_dtype_name(dt);
+  const int64_t row = f > kDims ? RowBytes(kLayouts[t.dtype], t.cols) : 0;
+  const int64_t align = f > kDtype ? kLayouts[t.dtype].align : 0;
+  switch (f) {
+    case kDtype:
+      return r.Fail(OXI_INVALID_ARGUMENT, "%s has an invalid dtype (%d)", name, t.dtype);
+    case kDims:
+      return r.Fail(OXI_INVALID_ARGUMENT, "%s has %lld rows and %lld columns", name, ll(t.rows),
+                    ll(t.cols));
+    case kBlocks:
+      return r.Fail(OXI_INVALID_ARGUMENT, "%s has %lld columns, not whole %s blocks of %d", name,
+                    ll(t.cols), type, OXI_QK);
+    case kStride:
+      return r.Fail(OXI_INVALID_ARGUMENT,
+                    "%s has row_stride %lld: rows of %lld bytes need 0 or a multiple of %lld >= "
+                    "%lld",
+                    name, ll(t.row_stride), ll(row), ll(align), ll(row));
+    case kOffset:
+      return r.Fail(OXI_INVALID_ARGUMENT, "%s at offset %llu: not a multiple of %lld (%s)", name,
+                    static_cast<unsigned long long>(t.offset), ll(align), type);
+    case kX8Rows:
       return r.Fail(OXI_INVALID_ARGUMENT, "%s (%s) has %lld rows, not whole groups of %d", name,
-                    oxi_dtype_name(dt), ll(t.rows), OXI_X8_ROWS);
-    }
-    if (t.row_stride != 0 && t.row_stride != row) {
-      return r.Fail(OXI_INVALID_ARGUMENT, "%s (%s) must be packed, has row_stride %lld", name,
-                    oxi_dtype_name(dt), ll(t.row_stride));
-    }
+                    type, ll(t.rows), OXI_X8_ROWS);
+    case kX8Packed:
+      return r.Fail(OXI_INVALID_ARGUMENT, "%s (%s) must be packed, has row_stride %lld", name, type,
+                    ll(t.row_stride));
+    default:
+      return r.Fail(OXI_INVALID_ARGUMENT, "%s spans more bytes than a buffer can hold", name);
   }
-  uint64_t extent = 0;
-  if (!ExtentOf(t, &extent)) {
-    return r.Fail(OXI_INVALID_ARGUMENT, "%s spans more bytes than a buffer can hold", name);
+}
+
+[[gnu::cold, gnu::noinline]] int32_t MemoryError(const Report& r, const char* name,
+                                                 const oxi_tensor& t) {
+  const HostBuffer* b = AsHostBuffer(t.buffer);
+  if (b == nullptr) {
+    return r.Fail(OXI_INVALID_ARGUMENT, "%s: buffer %p is %s, not a live buffer of this backend",
+                  name, static_cast<void*>(t.buffer), DeadHandleKind(t.buffer));
   }
-  return OXI_OK;
+  if (((reinterpret_cast<uintptr_t>(b->data) + t.offset) &
+       static_cast<uint64_t>(kLayouts[t.dtype].align - 1)) != 0) {
+    return r.Fail(OXI_INVALID_ARGUMENT, "%s starts at an address that is not %lld-byte aligned",
+                  name, ll(kLayouts[t.dtype].align));
+  }
+  return r.Fail(OXI_OUT_OF_RANGE,
+                "%s (%lldx%lld %s at offset %llu) ends past its buffer of %llu bytes", name,
+                ll(t.rows), ll(t.cols), TypeName(t), static_cast<unsigned long long>(t.offset),
+                static_cast<unsigned long long>(b->size));
 }
 
 int64_t FloorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
 
 // Whether two views of one buffer share a byte. Exact for views with the same
 // row stride (column views of one matrix); by their spans otherwise.
-bool Overlap(const oxi_tensor& a, const oxi_tensor& b) {
-  uint64_t ea = 0, eb = 0;
-  ExtentOf(a, &ea);
-  ExtentOf(b, &eb);
+bool Overlap(const oxi_tensor& a, uint64_t ea, const oxi_tensor& b, uint64_t eb) {
   if (ea == 0 || eb == 0) return false;
   if (a.offset + ea <= b.offset || b.offset + eb <= a.offset) return false;
   const int64_t sa = oxi_tensor_stride(&a), sb = oxi_tensor_stride(&b);
@@ -128,9 +167,13 @@ int32_t CheckHeader(const Report& r, const oxi_op& op, const OpInfo** info) {
   return OXI_OK;
 }
 
-int32_t CheckLayouts(const Report& r, const oxi_op& op, const OpInfo& info) {
-  for (int i = 0; i < op.n_tensors; ++i) {
+int32_t CheckOperands(const Report& r, const oxi_op& op, const OpInfo& info, bool memory) {
+  const int n = op.n_tensors, first_out = op.n_tensors - op.n_outputs;
+  uint64_t extents[16];
+  bool shared = false;  // an output in the buffer of another operand
+  for (int i = 0; i < n; ++i) {
     const oxi_tensor& t = *oxi_op_tensor(&op, i);
+    extents[i] = 0;
     if (t.buffer == nullptr) {
       if ((info.optional >> i & 1u) == 0) {
         return r.Fail(OXI_INVALID_ARGUMENT, "%s is required (its buffer is NULL)",
@@ -138,47 +181,27 @@ int32_t CheckLayouts(const Report& r, const oxi_op& op, const OpInfo& info) {
       }
       continue;
     }
-    OXI_CPU_TRY(CheckLayout(r, info.operands[i], t));
-  }
-  return OXI_OK;
-}
-
-int32_t CheckMemory(const Report& r, const oxi_op& op, const OpInfo& info) {
-  const int n = op.n_tensors, first_out = op.n_tensors - op.n_outputs;
-  for (int i = 0; i < n; ++i) {
-    const oxi_tensor& t = *oxi_op_tensor(&op, i);
-    if (t.buffer == nullptr) continue;
-    const char* name = info.operands[i];
+    const Fault f = LayoutFault(t, &extents[i]);
+    if (f != kValid) return LayoutError(r, info.operands[i], t, f);
+    if (!memory) continue;
     const HostBuffer* b = AsHostBuffer(t.buffer);
-    if (b == nullptr) {
-      return r.Fail(OXI_INVALID_ARGUMENT, "%s: buffer %p is %s, not a live buffer of this backend",
-                    name, static_cast<void*>(t.buffer), DeadHandleKind(t.buffer));
+    if (b == nullptr || t.offset > b->size || extents[i] > b->size - t.offset ||
+        ((reinterpret_cast<uintptr_t>(b->data) + t.offset) &
+         static_cast<uint64_t>(kLayouts[t.dtype].align - 1)) != 0) {
+      return MemoryError(r, info.operands[i], t);
     }
-    uint64_t extent = 0;
-    ExtentOf(t, &extent);
-    if (t.offset > b->size || extent > b->size - t.offset) {
-      return r.Fail(OXI_OUT_OF_RANGE,
-                    "%s (%lldx%lld %s at offset %llu) ends past its buffer of %llu bytes", name,
-                    ll(t.rows), ll(t.cols), TypeName(t), static_cast<unsigned long long>(t.offset),
-                    static_cast<unsigned long long>(b->size));
-    }
-    const uint64_t align = static_cast<uint64_t>(Alignment(TypeOf(t)));
-    if ((reinterpret_cast<uintptr_t>(b->data) + t.offset) % align != 0) {
-      return r.Fail(OXI_INVALID_ARGUMENT, "%s starts at an address that is not %llu-byte aligned",
-                    name, static_cast<unsigned long long>(align));
+    if (i >= first_out) {
+      for (int j = 0; j < i; ++j) shared |= oxi_op_tensor(&op, j)->buffer == t.buffer;
     }
   }
+  if (!shared) return OXI_OK;
   for (int o = first_out; o < n; ++o) {
     const oxi_tensor& out = *oxi_op_tensor(&op, o);
-    for (int i = 0; i < n; ++i) {
-      if (i == o) continue;
+    for (int i = 0; i < o; ++i) {
       const oxi_tensor& in = *oxi_op_tensor(&op, i);
-      if (in.buffer == nullptr || in.buffer != out.buffer) continue;
-      if (i < first_out && o == first_out && (info.in_place >> i & 1u) && SameView(in, out)) {
-        continue;
-      }
-      if (i > o && i >= first_out) continue;  // each pair of outputs once
-      if (Overlap(in, out)) {
+      if (in.buffer != out.buffer) continue;
+      if (o == first_out && (info.in_place >> i & 1u) && SameView(in, out)) continue;
+      if (Overlap(in, extents[i], out, extents[o])) {
         return r.Fail(OXI_INVALID_ARGUMENT, "%s overlaps %s%s", info.operands[o], info.operands[i],
                       (info.in_place >> i & 1u) ? " (in place needs the same view)" : "");
       }

@@ -1,7 +1,7 @@
 // Operand checks every op shares, and helpers for the ops' own shape checks.
-// supports() runs CheckHeader, CheckLayouts and the op's check; execute()
-// also CheckMemory (the buffers are this backend's, each tensor inside its
-// buffer, outputs overlapping no input unless the op works in place).
+// supports() runs CheckHeader, CheckOperands (without memory) and the op's
+// check; execute() also checks memory: the buffers are this backend's, each
+// tensor inside its buffer, outputs overlapping no input unless in place.
 // Messages name the op and the operand: "matmul: x has 2048 columns, w has 4096".
 #ifndef OXINFER_PLUGINS_BACKENDS_CPU_VALIDATE_H_
 #define OXINFER_PLUGINS_BACKENDS_CPU_VALIDATE_H_
@@ -22,13 +22,11 @@ int32_t CheckHeader(const Report& r, const oxi_op& op, const OpInfo** info);
 
 // Every present operand: a valid dtype, non-negative rows and cols, whole
 // blocks, row_stride 0 or >= the row's bytes and element-aligned, the _X8
-// forms packed in whole groups; required operands present.
-int32_t CheckLayouts(const Report& r, const oxi_op& op, const OpInfo& info);
-
-// With the buffers: each present operand in a live buffer of this backend,
-// element-aligned in memory, inside the buffer; outputs overlap no input
-// (nor each other), except an input the op may take in place as the same view.
-int32_t CheckMemory(const Report& r, const oxi_op& op, const OpInfo& info);
+// forms packed in whole groups; required operands present. With `memory`
+// (execute), also: each in a live buffer of this backend, element-aligned in
+// memory, inside its buffer; outputs overlap no input nor each other, except
+// an input the op may take in place as the same view.
+int32_t CheckOperands(const Report& r, const oxi_op& op, const OpInfo& info, bool memory);
 
 // ---- for the ops' checks ----
 const char* TypeName(const oxi_tensor& t);

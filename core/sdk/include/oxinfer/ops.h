@@ -15,6 +15,8 @@
  * Conventions for every operation:
  *   - A tensor is a matrix of rows x cols elements of one dtype (oxi_tensor);
  *     ops with more structure (heads, images) say how they read its columns.
+ *     Its offset and row_stride are multiples of the element size (2 bytes
+ *     for the block types, whose scales are f16).
  *   - Activations are F32 unless said otherwise. Index tensors are I32 [1][n].
  *   - Optional operands have buffer == NULL.
  *   - An output may be the same tensor as an input (identical buffer, offset
@@ -150,9 +152,9 @@ typedef struct oxi_matmul_args {
   oxi_tensor y;    /* [m][n] f32 */
 } oxi_matmul_args;
 
-/* dst = src converted: any float type (F32/BF16/F16) to any type, the block
- * types to floats, plain <-> _X8. Q8_0 / Q4_0 quantisation is bit-exact with
- * GGUF's reference (scales absmax/127 and max/-8). */
+/* dst = src converted: any float type (F32/BF16/F16) to any type matmul
+ * takes, the block types to floats, plain <-> _X8. Q8_0 / Q4_0 quantisation
+ * is bit-exact with GGUF's reference (scales absmax/127 and max/-8). */
 typedef struct oxi_convert_args {
   oxi_op op; /* OXI_OP_CONVERT, 2 tensors, 1 output */
   oxi_tensor src; /* [rows][cols] */
@@ -169,7 +171,8 @@ typedef struct oxi_get_rows_args {
 } oxi_get_rows_args;
 
 /* dst[ids[i]] = src[i], converted to dst's type (F32, F16, BF16); the other
- * rows of dst keep their values (a KV cache's ring slots). */
+ * rows of dst keep their values (a KV cache's ring slots). Of repeated ids
+ * the last row wins. */
 typedef struct oxi_set_rows_args {
   oxi_op op;       /* OXI_OP_SET_ROWS, 3 tensors, 1 output (also read) */
   oxi_tensor src;  /* [n][k] f32 */
@@ -401,7 +404,7 @@ typedef struct oxi_conv2d_args {
   oxi_tensor w;    /* [cout][kh * kw * cin] F32, F16 or BF16 */
   oxi_tensor bias; /* optional [1][cout] f32 */
   oxi_tensor out;  /* [batch * ho * wo][cout] f32 */
-  int32_t batch, height, width;
+  int32_t batch, height, width; /* batch 0: 1 */
   int32_t kh, kw, stride, pad;
   int32_t reserved;
 } oxi_conv2d_args;
@@ -412,7 +415,7 @@ typedef struct oxi_upsample_nearest_args {
   oxi_op op; /* OXI_OP_UPSAMPLE_NEAREST, 2 tensors, 1 output */
   oxi_tensor x;   /* [batch * height * width][c] */
   oxi_tensor out; /* [batch * height*factor * width*factor][c] */
-  int32_t batch, height, width, factor;
+  int32_t batch, height, width, factor; /* batch 0: 1 */
 } oxi_upsample_nearest_args;
 
 /* The name of an op kind ("matmul"); "unknown" for others. */
