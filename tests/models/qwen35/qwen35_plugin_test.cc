@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -209,6 +211,52 @@ TEST(Qwen35Plugin, EmbeddingRowsEqualTokenInput) {
     EXPECT_LE(MaxAbsDiff(e[0].out.data(), want.data(), n * V), kTol) << f;
     EXPECT_LE(MaxAbsDiff(e[1].out.data(), e[0].out.data(), n * V), 1e-5f) << f;
     EXPECT_LE(MaxAbsDiff(e[2].out.data(), e[0].out.data(), n * V), 1e-5f) << f;
+  }
+}
+
+// Embedding rows that are not token embeddings (as a vision tower gives
+// them) against transformers' inputs_embeds: every position, in one forward
+// and one position at a time.
+TEST(Qwen35Plugin, EmbeddingRowsMatchTransformersInputsEmbeds) {
+  for (const char* f : kFixtures) {
+    Reference ref(f, "embeds");
+    ASSERT_TRUE(ref.ok());
+    const std::vector<int32_t> tokens = ref.Ints("tokens");
+    const std::vector<float> rows = ref.Floats("embeddings");
+    const std::vector<float> want = ref.Floats("logits");
+    const int64_t n = tokens.size(), H = rows.size() / n, V = want.size() / n;
+    std::vector<uint8_t> mask(n);
+    auto w = sdk::Weights::Open(FixtureDir(f) + "/embeds.safetensors", true, Host());
+    ASSERT_TRUE(w.ok());
+    const oxi_weight_tensor* m8 = w->Find("mask");
+    ASSERT_TRUE(m8 != nullptr && m8->size == static_cast<uint64_t>(n));
+    std::memcpy(mask.data(), m8->data, n);
+    TestModel whole(FixtureDir(f), Backend()), steps(FixtureDir(f), Backend());
+    ASSERT_TRUE(whole.ok()) << whole.open_error();
+    std::vector<Entry> e(1);
+    e[0].tokens = tokens;
+    e[0].embeddings = rows;
+    e[0].mask = mask;
+    e[0].logits = OXI_LOGITS_ALL;
+    const Result r = whole.Forward(&e);
+    ASSERT_TRUE(r.ok()) << r.message;
+    const float d_whole = MaxAbsDiff(e[0].out.data(), want.data(), n * V);
+    float d_steps = 0.0f;
+    for (int64_t t = 0; t < n; ++t) {
+      std::vector<Entry> one(1);
+      if (mask[t]) {
+        one[0].embeddings.assign(rows.begin() + t * H, rows.begin() + (t + 1) * H);
+        one[0].n = 1;
+      } else {
+        one[0].tokens = {tokens[t]};
+      }
+      ASSERT_TRUE(steps.Forward(&one).ok());
+      d_steps = std::max(d_steps, MaxAbsDiff(one[0].out.data(), want.data() + t * V, V));
+    }
+    EXPECT_LE(d_whole, kTol) << f;
+    EXPECT_LE(d_steps, kTol) << f;
+    std::printf("[ diff ] %-14s inputs_embeds: one forward %.2e  one position at a time %.2e\n", f,
+                d_whole, d_steps);
   }
 }
 
