@@ -6,7 +6,8 @@
 // BACKEND_SPEC as tests/support:test_backends takes it ("liboxinfer_cpu_avx2.so",
 // "liboxinfer_arena.so+liboxinfer_cpu_avx2.so"). With sequences > 1 the
 // prompt is prefilled into each sequence in one forward and all decode together
-// (decode tok/s counts every sequence's tokens).
+// (decode tok/s counts every sequence's tokens). "last token": the last one
+// fed (sequence 0's), as the ABI-1 bench printed it.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -130,8 +131,7 @@ int main(int argc, char** argv) {
       "open %.2f s | prefill %d tok %.2f s = %.1f tok/s | decode %d tok %.2f s = %.2f tok/s | "
       "last token %d\n",
       t_open, static_cast<int>(prompt_tokens), t_prefill, prompt_tokens / t_prefill,
-      static_cast<int>(decode_tokens), t_decode, decode_tokens / t_decode,
-      Argmax(logits.data(), vocab));
+      static_cast<int>(decode_tokens), t_decode, decode_tokens / t_decode, next[0]);
   mi->close(m);
   return 0;
 }
