@@ -260,9 +260,3 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, Qwen35Batch, ::testing::ValuesIn(kFixtures));
 }  // namespace test
 }  // namespace qwen35
 }  // namespace oxinfer
-
-int main(int argc, char** argv) {
-  ::testing::InitGoogleTest(&argc, argv);
-  if (int rc = oxinfer::qwen35::test::Init(argc, argv)) return rc;
-  return RUN_ALL_TESTS();
-}

@@ -320,9 +320,3 @@ TEST(Qwen35Plugin, RefusedForwardsSayWhyAndLeaveTheSequence) {
 }  // namespace test
 }  // namespace qwen35
 }  // namespace oxinfer
-
-int main(int argc, char** argv) {
-  ::testing::InitGoogleTest(&argc, argv);
-  if (int rc = oxinfer::qwen35::test::Init(argc, argv)) return rc;
-  return RUN_ALL_TESTS();
-}

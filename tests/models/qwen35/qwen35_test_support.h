@@ -23,7 +23,7 @@ constexpr int kPrompts = 5;    // prompts p0..p4: lengths 1, 9, 64, 65, 140
 extern const char* const kFixtures[3];
 
 // Parses argv (PLUGIN.so [BACKEND_SPEC...]) and sets a 1-thread pool
-// (QWEN35_TEST_THREADS=N for more); call from main before RUN_ALL_TESTS.
+// (QWEN35_TEST_THREADS=N for more); qwen35_test_main.cc calls it.
 int Init(int argc, char** argv);
 
 const oxi_model_iface* ModelIface();
