@@ -1,6 +1,6 @@
 // The Qwen 3.5 plugin at its ABI: probe, open (sharded checkpoints, progress,
-// refusals), what info() reports, embedding rows as input, and the messages
-// of refused forwards. Runs on the first backend spec of the command line.
+// refusals), what info() reports, embedding rows as input (on every backend
+// spec), and the messages of refused forwards (on the first backend spec).
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -183,80 +183,88 @@ TEST(Qwen35Plugin, OpenRefusals) {
 }
 
 // Embedding rows in place of tokens (all positions, or where a mask says)
-// give the token input's logits when the rows are the token embeddings.
+// give the token input's logits when the rows are the token embeddings (on
+// every backend spec).
 TEST(Qwen35Plugin, EmbeddingRowsEqualTokenInput) {
-  for (const char* f : kFixtures) {
-    Reference ref(f);
-    const std::vector<int32_t> tokens = ref.Tokens(3);
-    const std::vector<float> rows = EmbeddingRows(f, tokens);
-    const int64_t V = ref.vocab(), n = tokens.size();
-    OpenOptions o;
-    o.max_sequences = 3;
-    TestModel m(FixtureDir(f), Backend(), o);
-    ASSERT_TRUE(m.ok()) << m.open_error();
-    std::vector<Entry> e(3);
-    e[0].seq = 0;
-    e[0].tokens = tokens;
-    e[1].seq = 1;
-    e[1].embeddings = rows;
-    e[1].n = n;  // no tokens at all
-    e[2].seq = 2;
-    e[2].tokens = tokens;
-    e[2].embeddings = rows;
-    for (int64_t i = 0; i < n; ++i) e[2].mask.push_back(i % 3 == 1);
-    for (Entry& x : e) x.logits = OXI_LOGITS_ALL;
-    const Result r = m.Forward(&e);
-    ASSERT_TRUE(r.ok()) << r.message;
-    const std::vector<float> want = ref.Logits(3);
-    EXPECT_LE(MaxAbsDiff(e[0].out.data(), want.data(), n * V), kTol) << f;
-    EXPECT_LE(MaxAbsDiff(e[1].out.data(), e[0].out.data(), n * V), 1e-5f) << f;
-    EXPECT_LE(MaxAbsDiff(e[2].out.data(), e[0].out.data(), n * V), 1e-5f) << f;
+  for (const auto& be : Backends()) {
+    for (const char* f : kFixtures) {
+      Reference ref(f);
+      const std::vector<int32_t> tokens = ref.Tokens(3);
+      const std::vector<float> rows = EmbeddingRows(f, tokens);
+      const int64_t V = ref.vocab(), n = tokens.size();
+      OpenOptions o;
+      o.max_sequences = 3;
+      TestModel m(FixtureDir(f), be->iface(), o);
+      ASSERT_TRUE(m.ok()) << m.open_error();
+      std::vector<Entry> e(3);
+      e[0].seq = 0;
+      e[0].tokens = tokens;
+      e[1].seq = 1;
+      e[1].embeddings = rows;
+      e[1].n = n;  // no tokens at all
+      e[2].seq = 2;
+      e[2].tokens = tokens;
+      e[2].embeddings = rows;
+      for (int64_t i = 0; i < n; ++i) e[2].mask.push_back(i % 3 == 1);
+      for (Entry& x : e) x.logits = OXI_LOGITS_ALL;
+      const Result r = m.Forward(&e);
+      ASSERT_TRUE(r.ok()) << r.message;
+      const std::vector<float> want = ref.Logits(3);
+      EXPECT_LE(MaxAbsDiff(e[0].out.data(), want.data(), n * V), kTol) << f << ", " << be->name();
+      EXPECT_LE(MaxAbsDiff(e[1].out.data(), e[0].out.data(), n * V), 1e-5f)
+          << f << ", " << be->name();
+      EXPECT_LE(MaxAbsDiff(e[2].out.data(), e[0].out.data(), n * V), 1e-5f)
+          << f << ", " << be->name();
+    }
   }
 }
 
 // Embedding rows that are not token embeddings (as a vision tower gives
 // them) against transformers' inputs_embeds: every position, in one forward
-// and one position at a time.
+// and one position at a time, on every backend spec.
 TEST(Qwen35Plugin, EmbeddingRowsMatchTransformersInputsEmbeds) {
-  for (const char* f : kFixtures) {
-    Reference ref(f, "embeds");
-    ASSERT_TRUE(ref.ok());
-    const std::vector<int32_t> tokens = ref.Ints("tokens");
-    const std::vector<float> rows = ref.Floats("embeddings");
-    const std::vector<float> want = ref.Floats("logits");
-    const int64_t n = tokens.size(), H = rows.size() / n, V = want.size() / n;
-    std::vector<uint8_t> mask(n);
-    auto w = sdk::Weights::Open(FixtureDir(f) + "/embeds.safetensors", true, Host());
-    ASSERT_TRUE(w.ok());
-    const oxi_weight_tensor* m8 = w->Find("mask");
-    ASSERT_TRUE(m8 != nullptr && m8->size == static_cast<uint64_t>(n));
-    std::memcpy(mask.data(), m8->data, n);
-    TestModel whole(FixtureDir(f), Backend()), steps(FixtureDir(f), Backend());
-    ASSERT_TRUE(whole.ok()) << whole.open_error();
-    std::vector<Entry> e(1);
-    e[0].tokens = tokens;
-    e[0].embeddings = rows;
-    e[0].mask = mask;
-    e[0].logits = OXI_LOGITS_ALL;
-    const Result r = whole.Forward(&e);
-    ASSERT_TRUE(r.ok()) << r.message;
-    const float d_whole = MaxAbsDiff(e[0].out.data(), want.data(), n * V);
-    float d_steps = 0.0f;
-    for (int64_t t = 0; t < n; ++t) {
-      std::vector<Entry> one(1);
-      if (mask[t]) {
-        one[0].embeddings.assign(rows.begin() + t * H, rows.begin() + (t + 1) * H);
-        one[0].n = 1;
-      } else {
-        one[0].tokens = {tokens[t]};
+  for (const auto& be : Backends()) {
+    for (const char* f : kFixtures) {
+      Reference ref(f, "embeds");
+      ASSERT_TRUE(ref.ok());
+      const std::vector<int32_t> tokens = ref.Ints("tokens");
+      const std::vector<float> rows = ref.Floats("embeddings");
+      const std::vector<float> want = ref.Floats("logits");
+      const int64_t n = tokens.size(), H = rows.size() / n, V = want.size() / n;
+      std::vector<uint8_t> mask(n);
+      auto w = sdk::Weights::Open(FixtureDir(f) + "/embeds.safetensors", true, Host());
+      ASSERT_TRUE(w.ok());
+      const oxi_weight_tensor* m8 = w->Find("mask");
+      ASSERT_TRUE(m8 != nullptr && m8->size == static_cast<uint64_t>(n));
+      std::memcpy(mask.data(), m8->data, n);
+      TestModel whole(FixtureDir(f), be->iface()), steps(FixtureDir(f), be->iface());
+      ASSERT_TRUE(whole.ok()) << whole.open_error();
+      std::vector<Entry> e(1);
+      e[0].tokens = tokens;
+      e[0].embeddings = rows;
+      e[0].mask = mask;
+      e[0].logits = OXI_LOGITS_ALL;
+      const Result r = whole.Forward(&e);
+      ASSERT_TRUE(r.ok()) << r.message;
+      const float d_whole = MaxAbsDiff(e[0].out.data(), want.data(), n * V);
+      float d_steps = 0.0f;
+      for (int64_t t = 0; t < n; ++t) {
+        std::vector<Entry> one(1);
+        if (mask[t]) {
+          one[0].embeddings.assign(rows.begin() + t * H, rows.begin() + (t + 1) * H);
+          one[0].n = 1;
+        } else {
+          one[0].tokens = {tokens[t]};
+        }
+        ASSERT_TRUE(steps.Forward(&one).ok());
+        d_steps = std::max(d_steps, MaxAbsDiff(one[0].out.data(), want.data() + t * V, V));
       }
-      ASSERT_TRUE(steps.Forward(&one).ok());
-      d_steps = std::max(d_steps, MaxAbsDiff(one[0].out.data(), want.data() + t * V, V));
+      EXPECT_LE(d_whole, kTol) << f << ", " << be->name();
+      EXPECT_LE(d_steps, kTol) << f << ", " << be->name();
+      std::printf(
+          "[ diff ] %-14s inputs_embeds: one forward %.2e  one position at a time %.2e  (%s)\n", f,
+          d_whole, d_steps, be->name().c_str());
     }
-    EXPECT_LE(d_whole, kTol) << f;
-    EXPECT_LE(d_steps, kTol) << f;
-    std::printf("[ diff ] %-14s inputs_embeds: one forward %.2e  one position at a time %.2e\n", f,
-                d_whole, d_steps);
   }
 }
 
