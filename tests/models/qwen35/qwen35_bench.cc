@@ -2,21 +2,24 @@
 // Not a test: a tool for full-size random-weight checkpoints
 // (tools/reference/qwen35/make_random_checkpoint.py).
 //   qwen35_bench PLUGIN.so BACKEND_SPEC MODEL_DIR [n_prompt=128] [n_decode=16] [threads=0]
-//                [weights=bf16|q8_0|q4_0] [sequences=1]
+//                [weights=bf16|q8_0|q4_0] [sequences=1] [profile=0]
 // BACKEND_SPEC as tests/support:test_backends takes it ("liboxinfer_cpu_avx2.so",
 // "liboxinfer_arena.so+liboxinfer_cpu_avx2.so"). With sequences > 1 the
 // prompt is prefilled into each sequence in one forward and all decode together
 // (decode tok/s counts every sequence's tokens). "last token": the last one
-// fed (sequence 0's), as the ABI-1 bench printed it.
+// fed (sequence 0's), as the ABI-1 bench printed it. profile=1: the
+// dispatcher's time per op kind for the prefill and for the decode, on stderr.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "core/backend_dispatch.h"
 #include "core/host_services.h"
 #include "core/thread_pool.h"
 #include "oxinfer/plugin_abi.h"
@@ -49,22 +52,41 @@ int main(int argc, char** argv) {
   const int threads = argc > 6 ? std::atoi(argv[6]) : 0;
   const std::string wt = argc > 7 ? argv[7] : "";
   const int n_seq = argc > 8 ? std::max(1, std::atoi(argv[8])) : 1;
+  const bool profile = argc > 9 && std::atoi(argv[9]) != 0;
   if (threads > 0) oxinfer::ThreadPool::SetGlobalThreads(threads);
   auto model_iface = oxinfer::testing::LoadModelPlugin(argv[1]);
   if (!model_iface.ok()) {
     std::fprintf(stderr, "%s\n", std::string(model_iface.status().message()).c_str());
     return 1;
   }
-  auto backend = oxinfer::testing::OpenTestBackend(argv[2]);
+  auto backend = oxinfer::testing::OpenTestBackend(argv[2], oxinfer::DispatchOptions{profile});
   if (!backend.ok()) {
     std::fprintf(stderr, "%s\n", std::string(backend.status().message()).c_str());
     return 1;
   }
+  // A single backend is profiled through a composition without an accelerator.
+  std::unique_ptr<oxinfer::ComposedBackend> profiled;
+  oxinfer::ComposedBackend* composed = (*backend)->composed();
+  if (profile && composed == nullptr) {
+    auto c = oxinfer::ComposedBackend::Create(nullptr, (*backend)->iface(),
+                                              oxinfer::DispatchOptions{true});
+    if (!c.ok()) {
+      std::fprintf(stderr, "%s\n", std::string(c.status().message()).c_str());
+      return 1;
+    }
+    profiled = std::move(*c);
+    composed = profiled.get();
+  }
+  auto report = [&](const char* what) {
+    if (!profile) return;
+    std::fprintf(stderr, "---- %s\n%s", what, composed->ProfileReport().c_str());
+    composed->ResetProfile();
+  };
   const oxi_model_iface* mi = *model_iface;
   oxi_model_open_params p{};
   p.struct_size = sizeof(p);
   p.model_dir = argv[3];
-  p.backend = (*backend)->iface();
+  p.backend = profile ? composed->iface() : (*backend)->iface();
   p.use_mmap = 1;
   p.max_sequences = n_seq;
   p.weight_dtype = wt == "q8_0"   ? OXI_DTYPE_Q8_0
@@ -78,6 +100,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   const double t_open = Now() - t0;
+  if (profile) composed->ResetProfile();
   oxi_model_info info{};
   info.struct_size = sizeof(info);
   mi->info(m, &info);
@@ -108,6 +131,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   const double t_prefill = Now() - t0;
+  report("prefill");
   t0 = Now();
   for (int i = 0; i < n_decode; ++i) {
     for (int s = 0; s < n_seq; ++s) {
@@ -125,6 +149,7 @@ int main(int argc, char** argv) {
     }
   }
   const double t_decode = Now() - t0;
+  report("decode");
   const double prompt_tokens = static_cast<double>(n_prompt) * n_seq;
   const double decode_tokens = static_cast<double>(n_decode) * n_seq;
   std::printf(
