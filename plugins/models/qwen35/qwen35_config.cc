@@ -1,188 +1,233 @@
 #include "plugins/models/qwen35/qwen35_config.h"
 
-#include <cmath>
+#include <algorithm>
 #include <string>
 
-#include "absl/status/status.h"
-#include "absl/strings/str_cat.h"
-#include "nlohmann/json.hpp"
-#include "plugins/models/qwen35/status_macros.h"
+#include "oxinfer/sdk/json.hpp"
 
 namespace oxinfer {
 namespace qwen35 {
 namespace {
 
-using nlohmann::json;
+using sdk::Json;
+using sdk::StrCat;
 
-absl::Status GetInt(const json& obj, const char* key, int64_t* out, bool required) {
-  auto it = obj.find(key);
-  if (it == obj.end() || it->is_null()) {
-    if (required)
-      return absl::InvalidArgumentError(absl::StrCat("config.json: missing '", key, "'"));
-    return absl::OkStatus();
+// Sets *out when the field is present (not null); `required` fields must be.
+sdk::Status ReadInt(const Json& obj, const char* key, int64_t* out, bool required = false) {
+  const Json v = obj[key];
+  if (v.is_missing()) {
+    return required ? v.Error("missing") : sdk::OkStatus();
   }
-  if (!it->is_number_integer() && !it->is_number_unsigned()) {
-    return absl::InvalidArgumentError(absl::StrCat("config.json: '", key, "' is not an integer"));
-  }
-  *out = it->get<int64_t>();
-  return absl::OkStatus();
+  OXI_ASSIGN_OR_RETURN(*out, v.Int());
+  return sdk::OkStatus();
 }
 
-absl::Status GetDouble(const json& obj, const char* key, double* out) {
-  auto it = obj.find(key);
-  if (it == obj.end() || it->is_null()) return absl::OkStatus();
-  if (!it->is_number()) {
-    return absl::InvalidArgumentError(absl::StrCat("config.json: '", key, "' is not a number"));
-  }
-  *out = it->get<double>();
-  return absl::OkStatus();
+sdk::Status ReadNumber(const Json& obj, const char* key, double* out) {
+  OXI_ASSIGN_OR_RETURN(*out, obj[key].NumberOr(*out));
+  return sdk::OkStatus();
 }
 
-absl::Status GetBool(const json& obj, const char* key, bool* out) {
-  auto it = obj.find(key);
-  if (it == obj.end() || it->is_null()) return absl::OkStatus();
-  if (!it->is_boolean()) {
-    return absl::InvalidArgumentError(absl::StrCat("config.json: '", key, "' is not a boolean"));
+sdk::Status ReadBool(const Json& obj, const char* key, bool* out) {
+  OXI_ASSIGN_OR_RETURN(*out, obj[key].BoolOr(*out));
+  return sdk::OkStatus();
+}
+
+sdk::Status ReadLayerTypes(const Json& t, Qwen35Config* c) {
+  const Json types = t["layer_types"];
+  if (!types.is_missing()) {
+    if (!types.is_array()) return types.Error("expected an array of layer types");
+    for (const Json& e : types.Children()) {
+      OXI_ASSIGN_OR_RETURN(std::string s, e.String());
+      if (s == "linear_attention") {
+        c->layer_types.push_back(LayerType::kLinearAttention);
+      } else if (s == "full_attention") {
+        c->layer_types.push_back(LayerType::kFullAttention);
+      } else {
+        return e.Error(StrCat("unknown layer type '", s, "'"));
+      }
+    }
+  } else {
+    // Every full_attention_interval-th layer is full attention.
+    int64_t interval = 4;
+    OXI_RETURN_IF_ERROR(ReadInt(t, "full_attention_interval", &interval));
+    if (interval <= 0) return t["full_attention_interval"].Error("must be positive");
+    for (int64_t i = 0; i < c->num_hidden_layers; ++i) {
+      c->layer_types.push_back((i + 1) % interval ? LayerType::kLinearAttention
+                                                  : LayerType::kFullAttention);
+    }
   }
-  *out = it->get<bool>();
-  return absl::OkStatus();
+  if (static_cast<int64_t>(c->layer_types.size()) != c->num_hidden_layers) {
+    return types.Error(StrCat("has ", c->layer_types.size(), " entries, not num_hidden_layers (",
+                              c->num_hidden_layers, ")"));
+  }
+  return sdk::OkStatus();
+}
+
+sdk::Status ReadRope(const Json& t, Qwen35Config* c) {
+  // rope_parameters (transformers >= 5) or the older flat keys / rope_scaling.
+  Json rope = t;
+  if (t["rope_parameters"].is_object()) {
+    rope = t["rope_parameters"];
+  } else if (t["rope_scaling"].is_object()) {
+    rope = t["rope_scaling"];
+  }
+  OXI_RETURN_IF_ERROR(ReadNumber(t, "rope_theta", &c->rope_theta));
+  OXI_RETURN_IF_ERROR(ReadNumber(t, "partial_rotary_factor", &c->partial_rotary_factor));
+  OXI_RETURN_IF_ERROR(ReadNumber(rope, "rope_theta", &c->rope_theta));
+  OXI_RETURN_IF_ERROR(ReadNumber(rope, "partial_rotary_factor", &c->partial_rotary_factor));
+  OXI_ASSIGN_OR_RETURN(std::string type, rope["type"].StringOr("default"));
+  OXI_ASSIGN_OR_RETURN(type, rope["rope_type"].StringOr(type));
+  if (type != "default") {
+    return sdk::UnimplementedError(StrCat(rope.where(), ": rope_type '", type, "'"));
+  }
+  c->rotary_dim = static_cast<int64_t>(c->head_dim * c->partial_rotary_factor);
+  return sdk::OkStatus();
+}
+
+// eos_token_id of the top level then text_config; special token ids where named.
+sdk::Status ReadTokens(const Json& root, const Json& t, Qwen35Config* c) {
+  for (const Json& where : {root, t}) {
+    OXI_ASSIGN_OR_RETURN(std::vector<int64_t> ids, where["eos_token_id"].IntList());
+    for (int64_t id : ids) {
+      if (std::find(c->eos_token_ids.begin(), c->eos_token_ids.end(), id) ==
+          c->eos_token_ids.end()) {
+        c->eos_token_ids.push_back(id);
+      }
+    }
+  }
+  const struct {
+    const char* role;
+    const char* key;
+  } kSpecials[] = {{"bos", "bos_token_id"},          {"pad", "pad_token_id"},
+                   {"image", "image_token_id"},      {"video", "video_token_id"},
+                   {"boi", "vision_start_token_id"}, {"eoi", "vision_end_token_id"}};
+  for (const auto& s : kSpecials) {
+    int64_t id = -1;
+    OXI_RETURN_IF_ERROR(ReadInt(t, s.key, &id));
+    if (id < 0) OXI_RETURN_IF_ERROR(ReadInt(root, s.key, &id));
+    if (id >= 0) c->special_tokens.emplace_back(s.role, id);
+  }
+  if (!c->eos_token_ids.empty()) c->special_tokens.emplace_back("eos", c->eos_token_ids[0]);
+  return sdk::OkStatus();
+}
+
+sdk::Status CheckSizes(const Json& t, const Qwen35Config& c) {
+  const struct {
+    const char* key;
+    int64_t value;
+  } kPositive[] = {{"vocab_size", c.vocab_size},
+                   {"hidden_size", c.hidden_size},
+                   {"intermediate_size", c.intermediate_size},
+                   {"num_hidden_layers", c.num_hidden_layers},
+                   {"num_attention_heads", c.num_attention_heads},
+                   {"num_key_value_heads", c.num_key_value_heads},
+                   {"head_dim", c.head_dim},
+                   {"linear_num_key_heads", c.linear_num_key_heads},
+                   {"linear_num_value_heads", c.linear_num_value_heads},
+                   {"linear_key_head_dim", c.linear_key_head_dim},
+                   {"linear_value_head_dim", c.linear_value_head_dim},
+                   {"linear_conv_kernel_dim", c.linear_conv_kernel_dim}};
+  for (const auto& p : kPositive) {
+    // Sizes beyond 2^31 would overflow the ABI's int32 head counts and dims.
+    if (p.value <= 0 || p.value > (int64_t{1} << 31) - 1) {
+      return t[p.key].Error(StrCat(p.value, " is zero, negative or too large"));
+    }
+  }
+  if (!(c.rms_norm_eps > 0)) return t["rms_norm_eps"].Error("must be positive");
+  if (!(c.rope_theta > 0)) return t["rope_theta"].Error("must be positive");
+  if (c.num_attention_heads % c.num_key_value_heads != 0) {
+    return t["num_attention_heads"].Error(StrCat(c.num_attention_heads,
+                                                 " is not a multiple of num_key_value_heads (",
+                                                 c.num_key_value_heads, ")"));
+  }
+  if (c.linear_num_value_heads % c.linear_num_key_heads != 0) {
+    return t["linear_num_value_heads"].Error(StrCat(c.linear_num_value_heads,
+                                                    " is not a multiple of linear_num_key_heads (",
+                                                    c.linear_num_key_heads, ")"));
+  }
+  if (c.rotary_dim < 0 || c.rotary_dim > c.head_dim || c.rotary_dim % 2 != 0) {
+    return t["partial_rotary_factor"].Error(StrCat("gives a rotary dim of ", c.rotary_dim,
+                                                   " (odd, negative or over head_dim ", c.head_dim,
+                                                   ")"));
+  }
+  return sdk::OkStatus();
 }
 
 }  // namespace
 
-absl::StatusOr<Qwen35Config> ParseQwen35Config(std::string_view config_json) {
-  json root = json::parse(config_json.begin(), config_json.end(), nullptr,
-                          /*allow_exceptions=*/false);
-  if (root.is_discarded() || !root.is_object()) {
-    return absl::InvalidArgumentError("config.json is not a JSON object");
-  }
+sdk::StatusOr<Qwen35Config> ParseQwen35Config(std::string_view config_json,
+                                              const std::string& source) {
+  OXI_ASSIGN_OR_RETURN(sdk::JsonDoc doc, sdk::JsonDoc::Parse(config_json, source));
+  const Json root = doc.root();
+  if (!root.is_object()) return root.Error("not a JSON object");
   Qwen35Config c;
-  c.model_type = root.value("model_type", std::string());
-  const json* text = &root;
+  OXI_ASSIGN_OR_RETURN(c.model_type, root["model_type"].StringOr(""));
+  Json t = root;
   if (c.model_type == "qwen3_5") {
-    auto it = root.find("text_config");
-    if (it == root.end() || !it->is_object()) {
-      return absl::InvalidArgumentError("config.json: qwen3_5 without a text_config object");
-    }
-    text = &*it;
+    t = root["text_config"];
+    if (!t.is_object()) return t.Error("a qwen3_5 checkpoint needs a text_config object");
   } else if (c.model_type != "qwen3_5_text") {
     if (c.model_type == "qwen3_5_moe" || c.model_type == "qwen3_5_moe_text") {
-      return absl::UnimplementedError("Qwen 3.5 MoE checkpoints are not supported (dense only)");
+      return sdk::UnimplementedError(
+          StrCat(source, ": Qwen 3.5 MoE checkpoints are not supported (dense only)"));
     }
-    return absl::InvalidArgumentError(
-        absl::StrCat("model_type '", c.model_type, "' is not qwen3_5 / qwen3_5_text"));
+    return root["model_type"].Error(StrCat("'", c.model_type, "' is not qwen3_5 / qwen3_5_text"));
   }
-  const json& t = *text;
-  QWEN35_RETURN_IF_ERROR(GetInt(t, "vocab_size", &c.vocab_size, true));
-  QWEN35_RETURN_IF_ERROR(GetInt(t, "hidden_size", &c.hidden_size, true));
-  QWEN35_RETURN_IF_ERROR(GetInt(t, "intermediate_size", &c.intermediate_size, true));
-  QWEN35_RETURN_IF_ERROR(GetInt(t, "num_hidden_layers", &c.num_hidden_layers, true));
-  QWEN35_RETURN_IF_ERROR(GetInt(t, "num_attention_heads", &c.num_attention_heads, true));
-  QWEN35_RETURN_IF_ERROR(GetInt(t, "num_key_value_heads", &c.num_key_value_heads, true));
-  c.head_dim = 256;  // Qwen3_5TextConfig default
-  QWEN35_RETURN_IF_ERROR(GetInt(t, "head_dim", &c.head_dim, false));
+  OXI_RETURN_IF_ERROR(ReadInt(t, "vocab_size", &c.vocab_size, true));
+  OXI_RETURN_IF_ERROR(ReadInt(t, "hidden_size", &c.hidden_size, true));
+  OXI_RETURN_IF_ERROR(ReadInt(t, "intermediate_size", &c.intermediate_size, true));
+  OXI_RETURN_IF_ERROR(ReadInt(t, "num_hidden_layers", &c.num_hidden_layers, true));
+  OXI_RETURN_IF_ERROR(ReadInt(t, "num_attention_heads", &c.num_attention_heads, true));
+  OXI_RETURN_IF_ERROR(ReadInt(t, "num_key_value_heads", &c.num_key_value_heads, true));
+  // Qwen3_5TextConfig's defaults.
+  c.head_dim = 256;
   c.linear_num_key_heads = 16;
   c.linear_num_value_heads = 32;
   c.linear_key_head_dim = 128;
   c.linear_value_head_dim = 128;
-  QWEN35_RETURN_IF_ERROR(GetInt(t, "linear_num_key_heads", &c.linear_num_key_heads, false));
-  QWEN35_RETURN_IF_ERROR(GetInt(t, "linear_num_value_heads", &c.linear_num_value_heads, false));
-  QWEN35_RETURN_IF_ERROR(GetInt(t, "linear_key_head_dim", &c.linear_key_head_dim, false));
-  QWEN35_RETURN_IF_ERROR(GetInt(t, "linear_value_head_dim", &c.linear_value_head_dim, false));
-  QWEN35_RETURN_IF_ERROR(GetInt(t, "linear_conv_kernel_dim", &c.linear_conv_kernel_dim, false));
-  QWEN35_RETURN_IF_ERROR(GetInt(t, "max_position_embeddings", &c.max_position_embeddings, false));
-  QWEN35_RETURN_IF_ERROR(GetDouble(t, "rms_norm_eps", &c.rms_norm_eps));
-  QWEN35_RETURN_IF_ERROR(GetBool(t, "attn_output_gate", &c.attn_output_gate));
+  OXI_RETURN_IF_ERROR(ReadInt(t, "head_dim", &c.head_dim));
+  OXI_RETURN_IF_ERROR(ReadInt(t, "linear_num_key_heads", &c.linear_num_key_heads));
+  OXI_RETURN_IF_ERROR(ReadInt(t, "linear_num_value_heads", &c.linear_num_value_heads));
+  OXI_RETURN_IF_ERROR(ReadInt(t, "linear_key_head_dim", &c.linear_key_head_dim));
+  OXI_RETURN_IF_ERROR(ReadInt(t, "linear_value_head_dim", &c.linear_value_head_dim));
+  OXI_RETURN_IF_ERROR(ReadInt(t, "linear_conv_kernel_dim", &c.linear_conv_kernel_dim));
+  OXI_RETURN_IF_ERROR(ReadInt(t, "max_position_embeddings", &c.max_position_embeddings));
+  OXI_RETURN_IF_ERROR(ReadNumber(t, "rms_norm_eps", &c.rms_norm_eps));
+  OXI_RETURN_IF_ERROR(ReadBool(t, "attn_output_gate", &c.attn_output_gate));
   bool attention_bias = false;
-  QWEN35_RETURN_IF_ERROR(GetBool(t, "attention_bias", &attention_bias));
+  OXI_RETURN_IF_ERROR(ReadBool(t, "attention_bias", &attention_bias));
   // tie_word_embeddings: the top level of a qwen3_5 checkpoint says it; a text
   // config alone carries its own.
-  QWEN35_RETURN_IF_ERROR(GetBool(t, "tie_word_embeddings", &c.tie_word_embeddings));
-  if (text != &root)
-    QWEN35_RETURN_IF_ERROR(GetBool(root, "tie_word_embeddings", &c.tie_word_embeddings));
-  std::string act = t.value("hidden_act", std::string("silu"));
-  if (act != "silu") return absl::UnimplementedError(absl::StrCat("hidden_act '", act, "'"));
-  if (!c.attn_output_gate) return absl::UnimplementedError("attn_output_gate false");
+  OXI_RETURN_IF_ERROR(ReadBool(t, "tie_word_embeddings", &c.tie_word_embeddings));
+  if (c.model_type == "qwen3_5") {
+    OXI_RETURN_IF_ERROR(ReadBool(root, "tie_word_embeddings", &c.tie_word_embeddings));
+  }
+  OXI_ASSIGN_OR_RETURN(std::string act, t["hidden_act"].StringOr("silu"));
+  if (act != "silu") {
+    return sdk::UnimplementedError(StrCat(t["hidden_act"].where(), ": '", act, "'"));
+  }
+  if (!c.attn_output_gate) {
+    return sdk::UnimplementedError(t["attn_output_gate"].where() + ": false");
+  }
   // Some re-saves name the DeltaNet output gate's activation; Qwen 3.5 uses SiLU (swish).
-  if (auto it = t.find("output_gate_type"); it != t.end() && it->is_string()) {
-    const std::string g = it->get<std::string>();
+  if (t["output_gate_type"].is_string()) {
+    OXI_ASSIGN_OR_RETURN(std::string g, t["output_gate_type"].String());
     if (g != "swish" && g != "silu") {
-      return absl::UnimplementedError(absl::StrCat("output_gate_type '", g, "'"));
+      return sdk::UnimplementedError(StrCat(t["output_gate_type"].where(), ": '", g, "'"));
     }
   }
-  if (attention_bias) return absl::UnimplementedError("attention_bias true");
-  if (t.contains("num_experts") && t["num_experts"].is_number() &&
-      t["num_experts"].get<int64_t>() > 0) {
-    return absl::UnimplementedError("MoE layers are not supported (dense only)");
-  }
-
-  // RoPE: rope_parameters (transformers >= 5) or the older flat keys.
-  const json* rope = &t;
-  if (auto it = t.find("rope_parameters"); it != t.end() && it->is_object())
-    rope = &*it;
-  else if (auto it2 = t.find("rope_scaling"); it2 != t.end() && it2->is_object())
-    rope = &*it2;
-  QWEN35_RETURN_IF_ERROR(GetDouble(t, "rope_theta", &c.rope_theta));
-  QWEN35_RETURN_IF_ERROR(GetDouble(t, "partial_rotary_factor", &c.partial_rotary_factor));
-  QWEN35_RETURN_IF_ERROR(GetDouble(*rope, "rope_theta", &c.rope_theta));
-  QWEN35_RETURN_IF_ERROR(GetDouble(*rope, "partial_rotary_factor", &c.partial_rotary_factor));
-  std::string rope_type = rope->value("rope_type", rope->value("type", std::string("default")));
-  if (rope_type != "default") {
-    return absl::UnimplementedError(absl::StrCat("rope_type '", rope_type, "'"));
-  }
-  c.rotary_dim = static_cast<int64_t>(c.head_dim * c.partial_rotary_factor);
-
-  // Layer types: explicit, or every full_attention_interval-th layer.
-  if (auto it = t.find("layer_types"); it != t.end() && it->is_array()) {
-    for (const auto& e : *it) {
-      std::string s = e.is_string() ? e.get<std::string>() : std::string();
-      if (s == "linear_attention")
-        c.layer_types.push_back(LayerType::kLinearAttention);
-      else if (s == "full_attention")
-        c.layer_types.push_back(LayerType::kFullAttention);
-      else
-        return absl::InvalidArgumentError(absl::StrCat("layer_types: unknown '", s, "'"));
-    }
-  } else {
-    int64_t interval = 4;
-    QWEN35_RETURN_IF_ERROR(GetInt(t, "full_attention_interval", &interval, false));
-    if (interval <= 0) return absl::InvalidArgumentError("full_attention_interval <= 0");
-    for (int64_t i = 0; i < c.num_hidden_layers; ++i) {
-      c.layer_types.push_back((i + 1) % interval ? LayerType::kLinearAttention
-                                                 : LayerType::kFullAttention);
+  if (attention_bias) return sdk::UnimplementedError(t["attention_bias"].where() + ": true");
+  if (t["num_experts"].is_number()) {
+    OXI_ASSIGN_OR_RETURN(double experts, t["num_experts"].Number());
+    if (experts > 0) {
+      return sdk::UnimplementedError(t["num_experts"].where() +
+                                     ": MoE layers are not supported (dense only)");
     }
   }
-  if (static_cast<int64_t>(c.layer_types.size()) != c.num_hidden_layers) {
-    return absl::InvalidArgumentError("layer_types does not have num_hidden_layers entries");
-  }
-  if (auto it = t.find("eos_token_id"); it != t.end()) {
-    if (it->is_number_integer()) c.eos_token_ids.push_back(it->get<int64_t>());
-    if (it->is_array()) {
-      for (const auto& e : *it) {
-        if (e.is_number_integer()) c.eos_token_ids.push_back(e.get<int64_t>());
-      }
-    }
-  }
-
-  // Shape sanity: everything positive, heads divide evenly.
-  if (c.vocab_size <= 0 || c.hidden_size <= 0 || c.intermediate_size <= 0 ||
-      c.num_hidden_layers <= 0 || c.num_attention_heads <= 0 || c.num_key_value_heads <= 0 ||
-      c.head_dim <= 0 || c.linear_num_key_heads <= 0 || c.linear_num_value_heads <= 0 ||
-      c.linear_key_head_dim <= 0 || c.linear_value_head_dim <= 0 || c.linear_conv_kernel_dim <= 0 ||
-      !(c.rms_norm_eps > 0) || !(c.rope_theta > 0)) {
-    return absl::InvalidArgumentError("config.json: a size is missing, zero or negative");
-  }
-  if (c.num_attention_heads % c.num_key_value_heads != 0) {
-    return absl::InvalidArgumentError(
-        "num_attention_heads is not a multiple of num_key_value_heads");
-  }
-  if (c.linear_num_value_heads % c.linear_num_key_heads != 0) {
-    return absl::InvalidArgumentError(
-        "linear_num_value_heads is not a multiple of linear_num_key_heads");
-  }
-  if (c.rotary_dim < 0 || c.rotary_dim > c.head_dim || c.rotary_dim % 2 != 0) {
-    return absl::InvalidArgumentError("partial_rotary_factor gives an odd or too large rotary dim");
-  }
+  OXI_RETURN_IF_ERROR(ReadRope(t, &c));
+  OXI_RETURN_IF_ERROR(ReadLayerTypes(t, &c));
+  OXI_RETURN_IF_ERROR(ReadTokens(root, t, &c));
+  OXI_RETURN_IF_ERROR(CheckSizes(t, c));
   return c;
 }
 

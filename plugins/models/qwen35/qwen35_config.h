@@ -1,15 +1,16 @@
 // Qwen 3.5 / 3.6 / 3.8 dense (model_type qwen3_5 / qwen3_5_text) configuration,
 // read from a checkpoint's config.json (the text part; the vision tower and the
-// MTP head are not used by the text model).
+// MTP head are not used by the text model) through the host's JSON parser.
 #ifndef OXINFER_PLUGINS_MODELS_QWEN35_QWEN35_CONFIG_H_
 #define OXINFER_PLUGINS_MODELS_QWEN35_QWEN35_CONFIG_H_
 
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
-#include "absl/status/statusor.h"
+#include "oxinfer/sdk/status.hpp"
 
 namespace oxinfer {
 namespace qwen35 {
@@ -40,17 +41,22 @@ struct Qwen35Config {
   bool tie_word_embeddings = false;
   int64_t max_position_embeddings = 0;
   std::vector<LayerType> layer_types;
+  // End-of-turn tokens: the top level's eos_token_id, then text_config's (no repeats).
   std::vector<int64_t> eos_token_ids;
+  // Roles ("bos", "pad", "image", "video", "boi", "eoi") and ids the config names.
+  std::vector<std::pair<std::string, int64_t>> special_tokens;
 
   int64_t key_dim() const { return linear_num_key_heads * linear_key_head_dim; }
   int64_t value_dim() const { return linear_num_value_heads * linear_value_head_dim; }
   int64_t conv_dim() const { return 2 * key_dim() + value_dim(); }
 };
 
-// Parses config.json text. NOT_FOUND-free: a checkpoint of another family gives
-// INVALID_ARGUMENT naming its model_type; unsupported variants (MoE, no output
-// gate, attention bias) give UNIMPLEMENTED.
-absl::StatusOr<Qwen35Config> ParseQwen35Config(std::string_view config_json);
+// Parses config.json text (`source` names it in messages). A checkpoint of
+// another family gives INVALID_ARGUMENT naming its model_type; unsupported
+// variants (MoE, no output gate, attention bias) give UNIMPLEMENTED; a field
+// of the wrong type or value gives INVALID_ARGUMENT naming the field.
+sdk::StatusOr<Qwen35Config> ParseQwen35Config(std::string_view config_json,
+                                              const std::string& source = "config.json");
 
 }  // namespace qwen35
 }  // namespace oxinfer

@@ -24,12 +24,21 @@ Each fixture folder under tests/models/qwen35/testdata/<name>/ holds:
                            p{i}.margin        F32 [1]       smallest top1-top2 logit gap over
                                                             the greedy steps
   REFERENCE.md           what is in the folder (generated).
+  embeds.safetensors     (--embeds) embedding rows as input, as a vision tower would
+                         hand them over (transformers' inputs_embeds):
+                           tokens     I32 [n]       ids (where mask is 0)
+                           mask       U8  [n]       1: the position takes embeddings[i]
+                           embeddings F32 [n, H]    rows replacing the token embedding
+                                                    where mask is 1 (random, not bf16)
+                           logits     F32 [n, V]    one full forward on those inputs
 
 Weights are drawn in float32, rounded to bfloat16 (what is stored, except
 A_log / dt_bias in F32 as the real checkpoints keep the SSM parameters), and the
 reference runs on exactly the stored values in float32.
 
-Usage: python3 tools/reference/qwen35/make_fixtures.py [--out tests/models/qwen35/testdata]
+Usage: python3 tools/reference/qwen35/make_fixtures.py [--out tests/models/qwen35/testdata] [--embeds]
+--embeds: only (re)writes embeds.safetensors of each existing fixture, from its
+committed model.safetensors (the other files are left alone).
 Deterministic: fixed seeds; written with torch/transformers versions recorded.
 """
 
@@ -400,17 +409,66 @@ def build(name, v, out_root):
         print("  p%d len %3d max|logit| %.3f min margin %.4f decode-vs-full %.2e" % r)
 
 
+def load_fixture_model(folder):
+    """The committed checkpoint of a fixture as a float32 Qwen3_5ForCausalLM."""
+    from safetensors.torch import load_file
+    with open(os.path.join(folder, "config.json")) as f:
+        tc = dict(json.load(f)["text_config"])
+    cfg = Qwen3_5TextConfig(**{k: x for k, x in tc.items() if k not in ("model_type",)})
+    cfg._attn_implementation = "eager"
+    model = mq.Qwen3_5ForCausalLM(cfg).to(torch.float32).eval()
+    state = {}
+    for key, t in load_file(os.path.join(folder, "model.safetensors")).items():
+        if key.startswith("model.language_model."):
+            state["model." + key[len("model.language_model."):]] = t.to(torch.float32)
+        elif key == "lm_head.weight":
+            state[key] = t.to(torch.float32)
+    missing, unexpected = model.load_state_dict(state, strict=False)
+    assert not unexpected, unexpected
+    assert all(k == "lm_head.weight" for k in missing), missing  # tied heads only
+    return model, cfg
+
+
+def build_embeds(name, v, out_root, n=40):
+    """Random embedding rows at a third of the positions, through inputs_embeds."""
+    folder = os.path.join(out_root, name)
+    model, cfg = load_fixture_model(folder)
+    gen = torch.Generator().manual_seed(v["seed"] + 1)
+    tokens = torch.randint(0, cfg.vocab_size, (n,), generator=gen)
+    mask = (torch.arange(n) % 3 == 1)
+    rows = 0.1 * torch.randn(n, cfg.hidden_size, generator=gen)
+    with torch.no_grad():
+        embeds = model.model.embed_tokens(tokens[None])[0].clone()
+        embeds[mask] = rows[mask]
+        logits = model(inputs_embeds=embeds[None], use_cache=False).logits[0].float()
+    rows[~mask] = 0.0
+    save_file({"tokens": tokens.to(torch.int32).contiguous(),
+               "mask": mask.to(torch.uint8).contiguous(),
+               "embeddings": rows.contiguous(),
+               "logits": logits.contiguous()},
+              os.path.join(folder, "embeds.safetensors"),
+              metadata={"torch": torch.__version__, "transformers": transformers.__version__})
+    os.chmod(os.path.join(folder, "embeds.safetensors"), 0o644)
+    print(f"{name}: embeds.safetensors, {n} positions, {int(mask.sum())} embedding rows, "
+          f"max |logit| {float(logits.abs().max()):.3f}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     here = os.path.dirname(os.path.abspath(__file__))
     default_out = os.path.normpath(os.path.join(here, "../../../tests/models/qwen35/testdata"))
     ap.add_argument("--out", default=default_out)
+    ap.add_argument("--embeds", action="store_true",
+                    help="only write embeds.safetensors of the existing fixtures")
     args = ap.parse_args()
     check_torch_fallbacks()
     torch.set_num_threads(1)
     torch.use_deterministic_algorithms(True)
     for name, v in VARIANTS.items():
-        build(name, v, args.out)
+        if args.embeds:
+            build_embeds(name, v, args.out)
+        else:
+            build(name, v, args.out)
 
 
 if __name__ == "__main__":
