@@ -3,6 +3,7 @@
 // the per-layer inputs of those positions take pad_token_id's identity part),
 // and against our own token input where the rows are the token embeddings.
 #include <cmath>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -20,13 +21,15 @@ struct Fixture {
   bool ple;  // per-layer embeddings
 };
 const Fixture kFixtures[] = {{"e2b_like", true}, {"keqv_sharded", true}, {"dense_31b_like", false}};
+void PrintTo(const Fixture& f, std::ostream* os) { *os << f.name; }
 
-// The reference prompt with pad at the soft positions (image_token_id is
-// outside the tiny fixtures' vocabulary; the model ignores the id there).
-std::vector<int32_t> TokensWithPad(const EmbeddingPrompt& e) {
+// The reference prompt with another id at the soft positions: image_token_id
+// is outside the tiny fixtures' vocabulary, and the model must ignore the id
+// there (its per-layer inputs take pad's, not this one's).
+std::vector<int32_t> TokensAtSoftPositions(const EmbeddingPrompt& e) {
   std::vector<int32_t> t = e.tokens;
   for (size_t i = 0; i < t.size(); ++i) {
-    if (e.mask[i]) t[i] = kPad;
+    if (e.mask[i]) t[i] = 7;
   }
   return t;
 }
@@ -45,7 +48,7 @@ TEST_P(Gemma4Embeddings, MatchesTransformersInputsEmbeds) {
   const std::string dir = FixtureDir(GetParam().name);
   const EmbeddingPrompt ref = LoadEmbeddingReference(dir);
   ASSERT_FALSE(ref.tokens.empty());
-  const std::vector<int32_t> tokens = TokensWithPad(ref);
+  const std::vector<int32_t> tokens = TokensAtSoftPositions(ref);
   const int64_t T = static_cast<int64_t>(tokens.size());
   for (const auto& be : Backends()) {
     SCOPED_TRACE("backend " + be->name());
@@ -149,7 +152,7 @@ TEST_P(Gemma4Embeddings, TokenEmbeddingRowsEqualTokenInput) {
 TEST_P(Gemma4Embeddings, BatchedWithTokenEntries) {
   const std::string dir = FixtureDir(GetParam().name);
   const EmbeddingPrompt ref = LoadEmbeddingReference(dir);
-  const std::vector<int32_t> tokens = TokensWithPad(ref);
+  const std::vector<int32_t> tokens = TokensAtSoftPositions(ref);
   const int64_t T = static_cast<int64_t>(tokens.size());
   for (const auto& be : Backends()) {
     SCOPED_TRACE("backend " + be->name());
@@ -180,7 +183,7 @@ TEST_P(Gemma4Embeddings, BatchedWithTokenEntries) {
 TEST_P(Gemma4Embeddings, NoRebuildOverEmbeddingRows) {
   const std::string dir = FixtureDir(GetParam().name);
   const EmbeddingPrompt ref = LoadEmbeddingReference(dir);
-  const std::vector<int32_t> tokens = TokensWithPad(ref);
+  const std::vector<int32_t> tokens = TokensAtSoftPositions(ref);
   const int64_t T = static_cast<int64_t>(tokens.size());
   int64_t first_soft = 0;
   while (!ref.mask[first_soft]) ++first_soft;
