@@ -14,9 +14,10 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
-#include "absl/status/statusor.h"
+#include "oxinfer/sdk/status.hpp"
 
 namespace oxinfer {
 namespace gemma4 {
@@ -36,6 +37,13 @@ struct LayerConfig {
   int kv_source = -1;         // the layer whose K/V this one reads (itself unless shared)
   bool kv_shared = false;     // reads another layer's K/V, computes none
   int intermediate_size = 0;  // 2x on shared layers when use_double_wide_mlp
+};
+
+// Token ids the host needs (model_abi.h: stop and special tokens).
+struct TokenConfig {
+  std::vector<int32_t> stop_tokens;                             // eos_token_id, both levels
+  std::vector<std::pair<std::string, int32_t>> special_tokens;  // role, id
+  int32_t pad_token_id = 0;
 };
 
 struct Gemma4Config {
@@ -62,14 +70,16 @@ struct Gemma4Config {
   RopeConfig rope_sliding;
   RopeConfig rope_full;
   std::vector<LayerConfig> layers;
-  // The prefix of the text model's tensors in the checkpoint is decided by the
-  // loader ("model.language_model." or "model.").
+  TokenConfig tokens;
+  // The first KV-shared layer (num_layers when none): from it on no layer
+  // writes a cache, so only the rows whose logits are wanted matter.
+  int first_kv_shared() const { return num_layers - num_kv_shared_layers; }
 };
 
-// Parses config.json text. INVALID_ARGUMENT for malformed or inconsistent
-// configs, UNIMPLEMENTED (with a reason meant for users) for Gemma 4 variants
-// this plugin does not run, NOT_FOUND-free: the caller reads the file.
-absl::StatusOr<Gemma4Config> ParseGemma4Config(std::string_view config_json);
+// Parses config.json text (through the host's JSON parser). INVALID_ARGUMENT
+// for malformed or inconsistent configs, UNIMPLEMENTED (with a reason meant
+// for users) for Gemma 4 variants this plugin does not run.
+sdk::StatusOr<Gemma4Config> ParseGemma4Config(std::string_view config_json);
 
 // The inverse frequencies (head_dim / 2 of them) of a layer's RoPE, computed
 // in float32 as transformers does; a proportional table ends in zeros (those

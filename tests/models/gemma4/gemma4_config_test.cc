@@ -5,9 +5,9 @@
 
 #include <string>
 
-#include "absl/status/status.h"
-#include "core/mapped_file.h"
+#include "core/host_services.h"
 #include "gtest/gtest.h"
+#include "oxinfer/sdk/common.hpp"
 
 namespace oxinfer {
 namespace gemma4 {
@@ -15,15 +15,22 @@ namespace {
 
 const char kDir[] = "tests/models/gemma4/testdata/";
 
+// The config parser reads JSON through the host's services, as in a plugin.
+class HostEnvironment : public ::testing::Environment {
+ public:
+  void SetUp() override { sdk::HostSlot() = HostServices(); }
+};
+const auto* const kHost = ::testing::AddGlobalTestEnvironment(new HostEnvironment);
+
 std::string Read(const std::string& name) {
-  auto text = ReadFileToString(kDir + name);
-  EXPECT_TRUE(text.ok()) << text.status();
+  auto text = sdk::ReadFile(kDir + name, uint64_t{1} << 20, HostServices());
+  EXPECT_TRUE(text.ok()) << text.status().message();
   return text.ok() ? *text : "";
 }
 
 TEST(Gemma4Config, E2B) {
   auto c = ParseGemma4Config(Read("configs/gemma-4-E2B-it.config.json"));
-  ASSERT_TRUE(c.ok()) << c.status();
+  ASSERT_TRUE(c.ok()) << c.status().message();
   EXPECT_EQ(c->num_layers, 35);
   EXPECT_EQ(c->hidden_size, 1536);
   EXPECT_EQ(c->vocab_size, 262144);
@@ -56,7 +63,7 @@ TEST(Gemma4Config, E2B) {
 
 TEST(Gemma4Config, E4B) {
   auto c = ParseGemma4Config(Read("configs/gemma-4-E4B-it.config.json"));
-  ASSERT_TRUE(c.ok()) << c.status();
+  ASSERT_TRUE(c.ok()) << c.status().message();
   EXPECT_EQ(c->num_layers, 42);
   EXPECT_EQ(c->num_kv_shared_layers, 18);
   for (const LayerConfig& l : c->layers) EXPECT_EQ(l.intermediate_size, 10240);  // not double-wide
@@ -66,7 +73,7 @@ TEST(Gemma4Config, E4B) {
 
 TEST(Gemma4Config, Dense31BHasKEqVOnGlobalLayers) {
   auto c = ParseGemma4Config(Read("configs/gemma-4-31B-it.config.json"));
-  ASSERT_TRUE(c.ok()) << c.status();
+  ASSERT_TRUE(c.ok()) << c.status().message();
   EXPECT_EQ(c->hidden_size_per_layer_input, 0);
   EXPECT_EQ(c->num_kv_shared_layers, 0);
   for (const LayerConfig& l : c->layers) {
@@ -79,13 +86,14 @@ TEST(Gemma4Config, Dense31BHasKEqVOnGlobalLayers) {
 
 TEST(Gemma4Config, RefusesMoEUnifiedAndDrafter) {
   auto moe = ParseGemma4Config(Read("configs/gemma-4-26B-A4B-it.config.json"));
-  EXPECT_EQ(moe.status().code(), absl::StatusCode::kUnimplemented);
-  EXPECT_NE(moe.status().message().find("MoE"), std::string::npos) << moe.status();
+  EXPECT_EQ(moe.status().code(), OXI_UNIMPLEMENTED);
+  EXPECT_NE(moe.status().message().find("MoE"), std::string::npos) << moe.status().message();
   auto unified = ParseGemma4Config(Read("configs/gemma-4-12B.config.json"));
-  EXPECT_EQ(unified.status().code(), absl::StatusCode::kUnimplemented);
-  EXPECT_NE(unified.status().message().find("unified"), std::string::npos) << unified.status();
+  EXPECT_EQ(unified.status().code(), OXI_UNIMPLEMENTED);
+  EXPECT_NE(unified.status().message().find("unified"), std::string::npos)
+      << unified.status().message();
   auto drafter = ParseGemma4Config(Read("configs/gemma-4-E4B-it-assistant.config.json"));
-  EXPECT_EQ(drafter.status().code(), absl::StatusCode::kUnimplemented) << drafter.status();
+  EXPECT_EQ(drafter.status().code(), OXI_UNIMPLEMENTED) << drafter.status().message();
 }
 
 TEST(Gemma4Config, PerLayerConfigLayoutOfNewerTransformers) {
@@ -99,7 +107,7 @@ TEST(Gemma4Config, PerLayerConfigLayoutOfNewerTransformers) {
     "per_layer_config": {"1": {"head_dim": 32, "num_key_value_heads": 1},
                          "3": {"head_dim": 32, "num_key_value_heads": 1}}})";
   auto c = ParseGemma4Config(json);
-  ASSERT_TRUE(c.ok()) << c.status();
+  ASSERT_TRUE(c.ok()) << c.status().message();
   EXPECT_EQ(c->layers[0].head_dim, 16);
   EXPECT_EQ(c->layers[0].num_kv_heads, 2);
   EXPECT_EQ(c->layers[1].head_dim, 32);
@@ -120,6 +128,36 @@ TEST(Gemma4Config, Malformed) {
   EXPECT_FALSE(ParseGemma4Config(R"({"model_type": "gemma4_text", "num_attention_heads": 3,
                                      "num_key_value_heads": 2})")
                    .ok());
+}
+
+TEST(Gemma4Config, StopAndSpecialTokensFromBothLevels) {
+  auto c = ParseGemma4Config(Read("configs/gemma-4-E2B-it.config.json"));
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->tokens.stop_tokens, (std::vector<int32_t>{1, 106}));
+  EXPECT_EQ(c->tokens.pad_token_id, 0);
+  const std::vector<std::pair<std::string, int32_t>> expect = {
+      {"eos", 1},        {"bos", 2},      {"pad", 0},      {"image", 258880}, {"audio", 258881},
+      {"video", 258884}, {"boi", 255999}, {"eoi", 258882}, {"boa", 256000},   {"eoa", 258883}};
+  EXPECT_EQ(c->tokens.special_tokens, expect);
+  EXPECT_EQ(c->first_kv_shared(), 15);
+}
+
+TEST(Gemma4Config, ErrorsNameTheField) {
+  auto c = ParseGemma4Config(R"({"model_type": "gemma4_text", "hidden_size": -1})");
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("hidden_size"), std::string::npos) << c.status().message();
+  c = ParseGemma4Config(R"({"model_type": "gemma4_text", "rms_norm_eps": "small"})");
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("rms_norm_eps"), std::string::npos) << c.status().message();
+  c = ParseGemma4Config(
+      R"({"model_type": "gemma4_text", "num_hidden_layers": 2, "layer_types": ["x", "y"]})");
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("layer_types[0]"), std::string::npos) << c.status().message();
+  c = ParseGemma4Config(R"({"model_type": "gemma4_text", "num_hidden_layers": 2,
+                            "per_layer_config": {"7": {"head_dim": 8}}})");
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("per_layer_config.7"), std::string::npos)
+      << c.status().message();
 }
 
 }  // namespace

@@ -241,9 +241,10 @@ class Compute {
 
   // A checkpoint matrix [rows][cols] resident on the backend, held as `want`
   // (OXI_DTYPE_INVALID: as stored; Q8_0 / Q4_0: quantised, in the layout the
-  // backend prefers). Used in place where the backend can (a mapped file,
-  // 64-byte aligned); otherwise copied or converted, and the stored bytes
-  // handed back to the OS.
+  // backend prefers). Used in place where the backend can (a mapped file;
+  // safetensors aligns tensors to their element size at best, and the backend's
+  // buffer_wrap refuses what it cannot use); otherwise copied or converted, and
+  // the stored bytes handed back to the OS.
   StatusOr<OwnedTensor> LoadWeight(const Weights& weights, const oxi_weight_tensor* t, int64_t rows,
                                    int64_t cols, oxi_dtype want = OXI_DTYPE_INVALID,
                                    bool in_place = true) const {
@@ -263,7 +264,9 @@ class Compute {
                                          " bytes, not ", rows, "x", cols, " ",
                                          oxi_dtype_name(stored)));
     }
-    const bool aligned = reinterpret_cast<uintptr_t>(t->data) % 64 == 0;
+    // Elements at their natural alignment (blocks: their f16 scale's).
+    const int64_t align = oxi_dtype_block_elems(stored) == 1 ? oxi_dtype_block_bytes(stored) : 2;
+    const bool aligned = align > 0 && reinterpret_cast<uintptr_t>(t->data) % align == 0;
     OwnedTensor out;
     if (want == stored) {
       if (in_place && aligned) {
