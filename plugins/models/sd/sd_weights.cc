@@ -36,29 +36,24 @@ sdk::StatusOr<sdk::OwnedTensor> UploadMatrix(const sdk::Compute& cx, const void*
 sdk::StatusOr<ComponentWeights> ComponentWeights::Open(const std::string& dir,
                                                        const sdk::Compute* cx,
                                                        oxi_dtype matrix_dtype, bool use_mmap) {
-  // A single file is opened as such (the .fp16 names are not the host's
-  // defaults); an index through its folder.
-  static const char* kFiles[] = {
+  // The .fp16 variants are not the host's default names: the file (or the
+  // sharded index) is opened by its path.
+  static const char* kNames[] = {
       "diffusion_pytorch_model.safetensors",
-      "model.safetensors",
-      "diffusion_pytorch_model.fp16.safetensors",
-      "model.fp16.safetensors",
-  };
-  static const char* kIndexes[] = {
       "diffusion_pytorch_model.safetensors.index.json",
+      "model.safetensors",
       "model.safetensors.index.json",
+      "diffusion_pytorch_model.fp16.safetensors",
       "diffusion_pytorch_model.fp16.safetensors.index.json",
+      "model.fp16.safetensors",
       "model.fp16.safetensors.index.json",
   };
   std::string path;
-  for (const char* name : kFiles) {
+  for (const char* name : kNames) {
     if (sdk::FileExists(dir + "/" + name)) {
       path = dir + "/" + name;
       break;
     }
-  }
-  for (size_t i = 0; path.empty() && i < sizeof kIndexes / sizeof kIndexes[0]; ++i) {
-    if (sdk::FileExists(dir + "/" + kIndexes[i])) path = i < 2 ? dir : dir + "/" + kIndexes[i];
   }
   if (path.empty()) {
     return sdk::NotFoundError(
