@@ -184,8 +184,8 @@ TEST(SdPluginTest, RefusesBadRequestsWithMessages) {
   };
   const Case cases[] = {
       {"sampler", [](oxi_image_request* r) { r->sampler = "ddim"; }, "sampler 'ddim'"},
-      {"width", [](oxi_image_request* r) { r->width = 60; }, "multiples of 64"},
-      {"height", [](oxi_image_request* r) { r->height = -64; }, "multiples of 64"},
+      {"width", [](oxi_image_request* r) { r->width = 60; }, "must be multiples of"},
+      {"height", [](oxi_image_request* r) { r->height = -64; }, "must be multiples of"},
       {"huge", [](oxi_image_request* r) { r->width = 1 << 20; }, "up to 2048"},
       {"steps", [](oxi_image_request* r) { r->steps = -1; }, "steps"},
       {"too many steps", [](oxi_image_request* r) { r->steps = 100000; }, "steps"},
