@@ -1,5 +1,7 @@
 #include "plugins/models/sd/resnet_block.h"
 
+#include <utility>
+
 namespace oxinfer {
 namespace sd {
 
@@ -27,25 +29,39 @@ sdk::Status ResBlock::Load(const ComponentWeights& w, const std::string& p, int3
   return sdk::OkStatus();
 }
 
+sdk::StatusOr<Act> ResBlock::Second(const Net& net, Act h, const Act* silu_temb) const {
+  if (has_temb && silu_temb != nullptr) {
+    OXI_ASSIGN_OR_RETURN(Act t, net.Apply(*silu_temb, temb_proj));
+    OXI_RETURN_IF_ERROR(net.AddPerImage(&h, t));
+  }
+  OXI_RETURN_IF_ERROR(net.GroupNormInPlace(&h, norm2, /*silu=*/true));
+  return net.Convolve(h, conv2);
+}
+
 sdk::StatusOr<Act> ResBlock::Forward(const Net& net, const Act& x, const Act* silu_temb) const {
   Act h;
   {
     OXI_ASSIGN_OR_RETURN(Act g, net.GroupNorm(x, norm1, /*silu=*/true));
     OXI_ASSIGN_OR_RETURN(h, net.Convolve(g, conv1));
   }
-  if (has_temb && silu_temb != nullptr) {
-    OXI_ASSIGN_OR_RETURN(Act t, net.Apply(*silu_temb, temb_proj));
-    OXI_RETURN_IF_ERROR(net.AddPerImage(&h, t));
-  }
-  OXI_RETURN_IF_ERROR(net.GroupNormInPlace(&h, norm2, /*silu=*/true));
-  OXI_ASSIGN_OR_RETURN(Act out, net.Convolve(h, conv2));
-  h.Release();
+  OXI_ASSIGN_OR_RETURN(Act out, Second(net, std::move(h), silu_temb));
   if (has_shortcut) {
     OXI_ASSIGN_OR_RETURN(Act s, net.Convolve(x, shortcut));
     OXI_RETURN_IF_ERROR(net.AddInPlace(&out, s));
   } else {
     OXI_RETURN_IF_ERROR(net.AddInPlace(&out, x));
   }
+  return out;
+}
+
+sdk::StatusOr<Act> ResBlock::Forward(const Net& net, Act&& x, const Act* silu_temb) const {
+  if (!has_shortcut) return Forward(net, static_cast<const Act&>(x), silu_temb);
+  OXI_ASSIGN_OR_RETURN(Act s, net.Convolve(x, shortcut));
+  OXI_RETURN_IF_ERROR(net.GroupNormInPlace(&x, norm1, /*silu=*/true));
+  OXI_ASSIGN_OR_RETURN(Act h, net.Convolve(x, conv1));
+  x.Release();
+  OXI_ASSIGN_OR_RETURN(Act out, Second(net, std::move(h), silu_temb));
+  OXI_RETURN_IF_ERROR(net.AddInPlace(&out, s));
   return out;
 }
 

@@ -26,6 +26,13 @@ struct ResBlock {
   sdk::Status Load(const ComponentWeights& w, const std::string& p, int32_t groups, float eps);
   // silu_temb: SiLU of the time embedding, [x.n][1][1][temb_dim], or null.
   sdk::StatusOr<Act> Forward(const Net& net, const Act& x, const Act* silu_temb) const;
+  // The same, consuming x: with a shortcut convolution the first group norm
+  // then runs in place (one activation less at the peak of a VAE decode).
+  sdk::StatusOr<Act> Forward(const Net& net, Act&& x, const Act* silu_temb) const;
+
+ private:
+  // conv1's output h -> conv2(silu(norm2(h + temb_proj(silu_temb)))).
+  sdk::StatusOr<Act> Second(const Net& net, Act h, const Act* silu_temb) const;
 };
 
 }  // namespace sd

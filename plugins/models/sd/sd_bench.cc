@@ -21,6 +21,19 @@ double Now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
+// The process's peak resident set so far (VmHWM), in MB; 0 when unknown.
+double PeakRssMb() {
+  FILE* f = std::fopen("/proc/self/status", "r");
+  if (f == nullptr) return 0;
+  char line[256];
+  double kb = 0;
+  while (std::fgets(line, sizeof line, f) != nullptr) {
+    if (std::sscanf(line, "VmHWM: %lf kB", &kb) == 1) break;
+  }
+  std::fclose(f);
+  return kb / 1024;
+}
+
 // Process CPU seconds (all threads): robust to other load on the machine.
 double Cpu() {
   timespec ts;
@@ -57,7 +70,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", p.status().message().c_str());
     return 1;
   }
-  std::printf("load: %.2f s (%d threads)\n", Now() - t0, oxinfer::HostServices()->num_threads());
+  std::printf("load: %.2f s (%d threads, peak RSS %.0f MB)\n", Now() - t0,
+              oxinfer::HostServices()->num_threads(), PeakRssMb());
   oxinfer::sd::GenerateParams gp;
   gp.prompt = "a red fox in a snowy forest";
   gp.negative_prompt = "blurry";
@@ -68,7 +82,8 @@ int main(int argc, char** argv) {
   double last_cpu = Cpu();
   gp.stage_time = [&last_cpu](const std::string& stage, double seconds) {
     const double cpu = Cpu();
-    std::printf("%-16s %8.2f s wall %8.2f s cpu\n", stage.c_str(), seconds, cpu - last_cpu);
+    std::printf("%-16s %8.2f s wall %8.2f s cpu  (peak RSS %.0f MB)\n", stage.c_str(), seconds,
+                cpu - last_cpu, PeakRssMb());
     std::fflush(stdout);
     last_cpu = cpu;
   };

@@ -172,14 +172,14 @@ sdk::StatusOr<Act> UNet::Forward(const Net& net, const Act& sample, float timest
   }
   OXI_ASSIGN_OR_RETURN(Act h, mid_res0_.Forward(net, skips.back(), &temb));
   OXI_ASSIGN_OR_RETURN(h, mid_attn_.Forward(net, h, ctx));
-  OXI_ASSIGN_OR_RETURN(h, mid_res1_.Forward(net, h, &temb));
+  OXI_ASSIGN_OR_RETURN(h, mid_res1_.Forward(net, std::move(h), &temb));
   for (const Block& b : up_) {
     for (size_t j = 0; j < b.res.size(); ++j) {
       if (skips.empty()) return sdk::InternalError("unet: more up-block layers than skips");
       {
         OXI_ASSIGN_OR_RETURN(Act cat, net.Concat(h, skips.back()));
         skips.pop_back();
-        OXI_ASSIGN_OR_RETURN(h, b.res[j].Forward(net, cat, &temb));
+        OXI_ASSIGN_OR_RETURN(h, b.res[j].Forward(net, std::move(cat), &temb));
       }
       if (!b.attn.empty()) {
         OXI_ASSIGN_OR_RETURN(h, b.attn[j].Forward(net, h, ctx));

@@ -98,12 +98,12 @@ sdk::StatusOr<Act> VaeDecoder::Decode(const Net& net, const Act& z) const {
   } else {
     OXI_ASSIGN_OR_RETURN(h, net.Convolve(z, conv_in_));
   }
-  OXI_ASSIGN_OR_RETURN(h, mid0_.Forward(net, h, nullptr));
+  OXI_ASSIGN_OR_RETURN(h, mid0_.Forward(net, std::move(h), nullptr));
   OXI_ASSIGN_OR_RETURN(h, MidAttention(net, h));
-  OXI_ASSIGN_OR_RETURN(h, mid1_.Forward(net, h, nullptr));
+  OXI_ASSIGN_OR_RETURN(h, mid1_.Forward(net, std::move(h), nullptr));
   for (const UpBlock& b : up_) {
     for (const ResBlock& r : b.res) {
-      OXI_ASSIGN_OR_RETURN(h, r.Forward(net, h, nullptr));
+      OXI_ASSIGN_OR_RETURN(h, r.Forward(net, std::move(h), nullptr));
     }
     if (b.has_up) {
       OXI_ASSIGN_OR_RETURN(Act up, net.Upsample2x(h));
