@@ -56,7 +56,7 @@ class Act {
 // size; idle bytes beyond `idle_limit` are freed, oldest first.
 class ActPool {
  public:
-  explicit ActPool(const sdk::Compute* cx, uint64_t idle_limit = uint64_t{256} << 20)
+  explicit ActPool(const sdk::Compute* cx, uint64_t idle_limit = uint64_t{64} << 20)
       : cx_(cx), idle_limit_(idle_limit) {}
   ActPool(const ActPool&) = delete;
   ActPool& operator=(const ActPool&) = delete;
