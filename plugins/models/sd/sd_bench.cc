@@ -2,7 +2,8 @@
 // VAE decoder) on a backend plugin, for full-size random-weight folders
 // (tools/reference/sd/make_full_size.py). Weights as stored, as the plugin
 // loads them.
-//   sd_bench MODEL_DIR BACKEND_SO [SIZE=512] [STEPS=1] [GUIDANCE=0]
+//   sd_bench MODEL_DIR BACKEND_SO [SIZE=512] [STEPS=1] [GUIDANCE=0] [profile]
+// "profile": the dispatcher's per-op-kind times at the end (core/backend_dispatch.h).
 #include <time.h>
 
 #include <chrono>
@@ -10,6 +11,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "core/backend_dispatch.h"
 #include "core/host_services.h"
 #include "core/plugin_registry.h"
 #include "oxinfer/sdk/common.hpp"
@@ -51,6 +53,7 @@ int main(int argc, char** argv) {
   const int size = argc > 3 ? std::atoi(argv[3]) : 512;
   const int steps = argc > 4 ? std::atoi(argv[4]) : 1;
   const float guidance = argc > 5 ? std::strtof(argv[5], nullptr) : 0.f;
+  const bool profile = argc > 6 && std::string(argv[6]) == "profile";
   oxinfer::sdk::HostSlot() = oxinfer::HostServices();
   oxinfer::PluginRegistry registry;
   if (absl::Status s = registry.LoadFile(argv[2]); !s.ok()) {
@@ -62,16 +65,23 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s: not a usable backend plugin: %s\n", argv[2], backend.reason.c_str());
     return 1;
   }
+  auto composed = oxinfer::ComposedBackend::Create(
+      nullptr, static_cast<const oxi_backend_iface*>(backend.iface),
+      oxinfer::DispatchOptions{/*profile=*/profile, /*check=*/false});
+  if (!composed.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(composed.status().message()).c_str());
+    return 1;
+  }
   const double t0 = Now();
-  auto p =
-      oxinfer::sd::Pipeline::Load(argv[1], static_cast<const oxi_backend_iface*>(backend.iface),
-                                  OXI_DTYPE_INVALID, /*use_mmap=*/true);
+  auto p = oxinfer::sd::Pipeline::Load(argv[1], (*composed)->iface(), OXI_DTYPE_INVALID,
+                                       /*use_mmap=*/true);
   if (!p.ok()) {
     std::fprintf(stderr, "%s\n", p.status().message().c_str());
     return 1;
   }
   std::printf("load: %.2f s (%d threads, peak RSS %.0f MB)\n", Now() - t0,
               oxinfer::HostServices()->num_threads(), PeakRssMb());
+  (*composed)->ResetProfile();
   oxinfer::sd::GenerateParams gp;
   gp.prompt = "a red fox in a snowy forest";
   gp.negative_prompt = "blurry";
@@ -94,5 +104,6 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::printf("total: %.2f s wall, %.2f s cpu\n", Now() - start, Cpu() - start_cpu);
+  if (profile) std::fputs((*composed)->ProfileReport().c_str(), stdout);
   return 0;
 }
