@@ -1,107 +1,117 @@
 #include "plugins/models/sd/clip_text_encoder.h"
 
-#include <cmath>
 #include <utility>
 
-#include "absl/strings/str_cat.h"
 #include "plugins/models/sd/sd_config.h"
 #include "plugins/models/sd/sd_weights.h"
 
 namespace oxinfer {
 namespace sd {
 
-absl::StatusOr<ClipTextEncoder> ClipTextEncoder::Load(const std::string& dir,
-                                                      oxi_dtype weight_dtype) {
-  nlohmann::json cfg;
-  SD_ASSIGN(cfg, ReadJsonFile(dir + "/config.json"));
-  ClipTextEncoder e;
-  SD_ASSIGN(e.hidden_, GetInt(cfg, "hidden_size", 768));
-  SD_ASSIGN(e.heads_, GetInt(cfg, "num_attention_heads", 12));
-  int64_t n_layers = 0;
-  SD_ASSIGN(n_layers, GetInt(cfg, "num_hidden_layers", 12));
-  SD_ASSIGN(e.max_pos_, GetInt(cfg, "max_position_embeddings", 77));
-  double eps = 1e-5;
-  SD_ASSIGN(eps, GetDouble(cfg, "layer_norm_eps", 1e-5));
-  std::string act;
-  SD_ASSIGN(act, GetString(cfg, "hidden_act", "quick_gelu"));
+sdk::Status ClipTextEncoder::Load(const std::string& dir, const sdk::Compute* cx,
+                                  oxi_dtype matrix_dtype, bool use_mmap) {
+  OXI_ASSIGN_OR_RETURN(sdk::JsonDoc doc, ReadConfig(dir + "/config.json"));
+  const sdk::Json cfg = doc.root();
+  OXI_ASSIGN_OR_RETURN(hidden_, cfg["hidden_size"].IntOr(768));
+  OXI_ASSIGN_OR_RETURN(heads_, cfg["num_attention_heads"].IntOr(12));
+  OXI_ASSIGN_OR_RETURN(int64_t n_layers, cfg["num_hidden_layers"].IntOr(12));
+  OXI_ASSIGN_OR_RETURN(max_pos_, cfg["max_position_embeddings"].IntOr(77));
+  OXI_ASSIGN_OR_RETURN(double eps, cfg["layer_norm_eps"].NumberOr(1e-5));
+  OXI_ASSIGN_OR_RETURN(std::string act, cfg["hidden_act"].StringOr("quick_gelu"));
   if (act == "quick_gelu") {
-    e.quick_gelu_ = true;
+    act_ = OXI_UNARY_QUICK_GELU;
   } else if (act == "gelu") {
-    e.quick_gelu_ = false;
+    act_ = OXI_UNARY_GELU_ERF;
   } else {
-    return absl::UnimplementedError(absl::StrCat(dir, ": hidden_act '", act, "' not supported"));
+    return sdk::UnimplementedError(
+        sdk::StrCat(dir, "/config.json: hidden_act '", act, "' (quick_gelu or gelu)"));
   }
-  if (e.hidden_ <= 0 || e.heads_ <= 0 || e.hidden_ % e.heads_ != 0 || n_layers <= 0) {
-    return absl::InvalidArgumentError(absl::StrCat(dir, ": inconsistent CLIP config"));
+  if (hidden_ <= 0 || heads_ <= 0 || hidden_ % heads_ != 0 || n_layers <= 0 || n_layers > 256 ||
+      max_pos_ < 2 || max_pos_ > 4096) {
+    return sdk::InvalidArgumentError(
+        sdk::StrCat(dir, "/config.json: hidden_size ", hidden_, ", num_attention_heads ", heads_,
+                    ", num_hidden_layers ", n_layers, ", max_position_embeddings ", max_pos_,
+                    ": inconsistent"));
   }
-  WeightStore w;
-  SD_ASSIGN(w, WeightStore::Open(dir, weight_dtype));
-  std::vector<int64_t> shape;
-  SD_ASSIGN(e.tok_emb_, w.Floats("embeddings.token_embedding.weight", &shape));
-  if (shape.size() != 2 || shape[1] != e.hidden_) {
-    return absl::InvalidArgumentError("token_embedding has the wrong shape");
+  OXI_ASSIGN_OR_RETURN(ComponentWeights w, ComponentWeights::Open(dir, cx, matrix_dtype, use_mmap));
+  weights_ = w.weights();
+  OXI_ASSIGN_OR_RETURN(const oxi_weight_tensor* tok, w.Get("embeddings.token_embedding.weight"));
+  if (tok->ndim != 2 || tok->shape[1] != hidden_ || tok->shape[0] < 1) {
+    return sdk::InvalidArgumentError(sdk::StrCat(w.source(), ": ", tok->name, " has shape ",
+                                                 sdk::ShapeString(*tok), ", expected [vocab, ",
+                                                 hidden_, "]"));
   }
-  e.vocab_ = shape[0];
-  SD_ASSIGN(e.pos_emb_, w.Floats("embeddings.position_embedding.weight", &shape));
-  if (shape.size() != 2 || shape[1] != e.hidden_ || shape[0] < e.max_pos_) {
-    return absl::InvalidArgumentError("position_embedding has the wrong shape");
+  vocab_ = tok->shape[0];
+  OXI_ASSIGN_OR_RETURN(tok_emb_,
+                       w.LoadMatrix("embeddings.token_embedding.weight", vocab_, hidden_));
+  OXI_ASSIGN_OR_RETURN(const oxi_weight_tensor* pos, w.Get("embeddings.position_embedding.weight"));
+  if (pos->ndim != 2 || pos->shape[1] != hidden_ || pos->shape[0] < max_pos_) {
+    return sdk::InvalidArgumentError(sdk::StrCat(w.source(), ": ", pos->name, " has shape ",
+                                                 sdk::ShapeString(*pos), ", expected [", max_pos_,
+                                                 ", ", hidden_, "]"));
   }
+  OXI_ASSIGN_OR_RETURN(pos_emb_,
+                       w.LoadF32("embeddings.position_embedding.weight", pos->shape[0] * hidden_));
+  pos_emb_.t = pos_emb_.t.Reshape(pos->shape[0], hidden_);
+  const float e = static_cast<float>(eps);
   for (int64_t i = 0; i < n_layers; ++i) {
-    const std::string p = absl::StrCat("encoder.layers.", i, ".");
+    const std::string p = sdk::StrCat("encoder.layers.", i, ".");
     Layer l;
-    SD_ASSIGN(l.ln1, w.GetNorm(p + "layer_norm1", static_cast<float>(eps)));
-    SD_ASSIGN(l.ln2, w.GetNorm(p + "layer_norm2", static_cast<float>(eps)));
-    SD_ASSIGN(l.q, w.GetLinear(p + "self_attn.q_proj"));
-    SD_ASSIGN(l.k, w.GetLinear(p + "self_attn.k_proj"));
-    SD_ASSIGN(l.v, w.GetLinear(p + "self_attn.v_proj"));
-    SD_ASSIGN(l.o, w.GetLinear(p + "self_attn.out_proj"));
-    SD_ASSIGN(l.fc1, w.GetLinear(p + "mlp.fc1"));
-    SD_ASSIGN(l.fc2, w.GetLinear(p + "mlp.fc2"));
-    e.layers_.push_back(std::move(l));
+    OXI_ASSIGN_OR_RETURN(l.ln1, w.LoadNorm(p + "layer_norm1", e));
+    OXI_ASSIGN_OR_RETURN(l.ln2, w.LoadNorm(p + "layer_norm2", e));
+    OXI_ASSIGN_OR_RETURN(l.q, w.LoadLinear(p + "self_attn.q_proj"));
+    OXI_ASSIGN_OR_RETURN(l.k, w.LoadLinear(p + "self_attn.k_proj"));
+    OXI_ASSIGN_OR_RETURN(l.v, w.LoadLinear(p + "self_attn.v_proj"));
+    OXI_ASSIGN_OR_RETURN(l.o, w.LoadLinear(p + "self_attn.out_proj"));
+    OXI_ASSIGN_OR_RETURN(l.fc1, w.LoadLinear(p + "mlp.fc1"));
+    OXI_ASSIGN_OR_RETURN(l.fc2, w.LoadLinear(p + "mlp.fc2"));
+    layers_.push_back(std::move(l));
   }
-  SD_ASSIGN(e.final_ln_, w.GetNorm("final_layer_norm", static_cast<float>(eps)));
-  return e;
+  OXI_ASSIGN_OR_RETURN(final_ln_, w.LoadNorm("final_layer_norm", e));
+  return sdk::OkStatus();
 }
 
-absl::StatusOr<Act> ClipTextEncoder::Encode(const Ops& ops, const std::vector<int32_t>& ids) const {
-  const int64_t len = static_cast<int64_t>(ids.size());
-  if (len == 0 || len > max_pos_) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("text encoder: ", len, " tokens, at most ", max_pos_));
+sdk::StatusOr<Act> ClipTextEncoder::Encode(const Net& net, const std::vector<int32_t>& ids,
+                                           int64_t n) const {
+  const int64_t total = static_cast<int64_t>(ids.size());
+  const int64_t len = n > 0 ? total / n : 0;
+  if (len == 0 || len * n != total || len > max_pos_) {
+    return sdk::InvalidArgumentError(sdk::StrCat("text encoder: ", total, " tokens in ", n,
+                                                 " sequences; at most ", max_pos_, " each"));
   }
-  const int64_t d = hidden_;
-  Act h(1, 1, len, d);
-  for (int64_t t = 0; t < len; ++t) {
-    if (ids[t] < 0 || ids[t] >= vocab_) {
-      return absl::InvalidArgumentError(absl::StrCat("token id ", ids[t], " out of range"));
-    }
-    for (int64_t i = 0; i < d; ++i) {
-      h.d[t * d + i] = tok_emb_[ids[t] * d + i] + pos_emb_[t * d + i];
+  for (int64_t i = 0; i < total; ++i) {
+    if (ids[i] < 0 || ids[i] >= vocab_) {
+      return sdk::InvalidArgumentError(
+          sdk::StrCat("text encoder: token id ", ids[i], " outside the vocabulary of ", vocab_));
     }
   }
-  Act x, q, k, v, a, o, f;
+  const sdk::Compute& cx = net.cx();
+  OXI_ASSIGN_OR_RETURN(sdk::OwnedTensor id_tensor,
+                       cx.Upload(ids.data(), OXI_DTYPE_I32, 1, total, /*flags=*/0));
+  OXI_ASSIGN_OR_RETURN(Act h, net.New(n, 1, len, hidden_));
+  OXI_RETURN_IF_ERROR(cx.GetRows(tok_emb_, id_tensor, h.t()));
+  for (int64_t b = 0; b < n; ++b) {
+    OXI_RETURN_IF_ERROR(cx.Add(h.Image(b), pos_emb_.t.Rows(0, len), h.Image(b)));
+  }
   for (const Layer& l : layers_) {
-    absl::Status s = ops.LayerNorm(h, l.ln1, &x);
-    if (s.ok()) s = ops.Apply(x, l.q, &q);
-    if (s.ok()) s = ops.Apply(x, l.k, &k);
-    if (s.ok()) s = ops.Apply(x, l.v, &v);
-    if (s.ok()) s = ops.Attention(q, k, v, heads_, /*causal=*/true, &a);
-    if (s.ok()) s = ops.Apply(a, l.o, &o);
-    if (s.ok()) s = ops.AddInPlace(h.data(), o.data(), h.size());
-    if (s.ok()) s = ops.LayerNorm(h, l.ln2, &x);
-    if (s.ok()) s = ops.Apply(x, l.fc1, &f);
-    if (s.ok()) {
-      s = quick_gelu_ ? ops.QuickGelu(f.data(), f.size())
-                      : ops.Unary(OXI_UNARY_GELU_ERF, f.data(), f.size());
+    {
+      OXI_ASSIGN_OR_RETURN(Act x, net.LayerNorm(h, l.ln1));
+      OXI_ASSIGN_OR_RETURN(Act q, net.Apply(x, l.q));
+      OXI_ASSIGN_OR_RETURN(Act k, net.Apply(x, l.k));
+      OXI_ASSIGN_OR_RETURN(Act v, net.Apply(x, l.v));
+      OXI_ASSIGN_OR_RETURN(Act a, net.Attention(q, k, v, heads_, /*causal=*/true));
+      OXI_ASSIGN_OR_RETURN(Act o, net.Apply(a, l.o));
+      OXI_RETURN_IF_ERROR(net.AddInPlace(&h, o));
     }
-    if (s.ok()) s = ops.Apply(f, l.fc2, &o);
-    if (s.ok()) s = ops.AddInPlace(h.data(), o.data(), h.size());
-    if (!s.ok()) return s;
+    {
+      OXI_ASSIGN_OR_RETURN(Act x, net.LayerNorm(h, l.ln2));
+      OXI_ASSIGN_OR_RETURN(Act f, net.Apply(x, l.fc1));
+      OXI_RETURN_IF_ERROR(net.UnaryInPlace(act_, &f));
+      OXI_ASSIGN_OR_RETURN(Act o, net.Apply(f, l.fc2));
+      OXI_RETURN_IF_ERROR(net.AddInPlace(&h, o));
+    }
   }
-  Act out;
-  absl::Status s = ops.LayerNorm(h, final_ln_, &out);
-  if (!s.ok()) return s;
-  return out;
+  return net.LayerNorm(h, final_ln_);
 }
 
 }  // namespace sd

@@ -7,21 +7,22 @@
 #include <string>
 #include <vector>
 
-#include "absl/status/statusor.h"
-#include "plugins/models/sd/sd_ops.h"
+#include "oxinfer/sdk/status.hpp"
+#include "plugins/models/sd/activations.h"
+#include "plugins/models/sd/layers.h"
 
 namespace oxinfer {
 namespace sd {
 
 class ClipTextEncoder {
  public:
-  // dir: text_encoder/ with config.json and the weights.
-  // weight_dtype: as WeightStore::Open's storage.
-  static absl::StatusOr<ClipTextEncoder> Load(const std::string& dir,
-                                              oxi_dtype weight_dtype = OXI_DTYPE_F32);
+  // dir: text_encoder/ with config.json and the weights (matrix_dtype as
+  // ComponentWeights::Open's).
+  sdk::Status Load(const std::string& dir, const sdk::Compute* cx, oxi_dtype matrix_dtype,
+                   bool use_mmap);
 
-  // ids [len] -> [1][1][len][hidden].
-  absl::StatusOr<Act> Encode(const Ops& ops, const std::vector<int32_t>& ids) const;
+  // n sequences of equal length, ids [n * len] -> [n][1][len][hidden].
+  sdk::StatusOr<Act> Encode(const Net& net, const std::vector<int32_t>& ids, int64_t n) const;
 
   int64_t hidden() const { return hidden_; }
   int64_t max_positions() const { return max_pos_; }
@@ -31,9 +32,13 @@ class ClipTextEncoder {
     Norm ln1, ln2;
     Linear q, k, v, o, fc1, fc2;
   };
+
+  // Declared first, destroyed last: the layers' buffers may point into it.
+  sdk::Weights weights_;
   int64_t hidden_ = 0, heads_ = 0, vocab_ = 0, max_pos_ = 0;
-  bool quick_gelu_ = true;
-  std::vector<float> tok_emb_, pos_emb_;
+  oxi_unary_op act_ = OXI_UNARY_QUICK_GELU;
+  sdk::OwnedTensor tok_emb_;  // [vocab][hidden], as the matrices are held
+  sdk::OwnedTensor pos_emb_;  // [max_pos][hidden] f32
   std::vector<Layer> layers_;
   Norm final_ln_;
 };

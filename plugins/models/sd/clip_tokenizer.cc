@@ -1,12 +1,10 @@
 #include "plugins/models/sd/clip_tokenizer.h"
 
-#include <fstream>
 #include <limits>
-#include <sstream>
 #include <utility>
 
-#include "absl/strings/str_cat.h"
-#include "nlohmann/json.hpp"
+#include "oxinfer/sdk/common.hpp"
+#include "oxinfer/sdk/json.hpp"
 
 namespace oxinfer {
 namespace sd {
@@ -14,15 +12,6 @@ namespace {
 
 constexpr char kBos[] = "<|startoftext|>";
 constexpr char kEos[] = "<|endoftext|>";
-
-bool ReadFile(const std::string& path, std::string* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  *out = ss.str();
-  return true;
-}
 
 std::string Utf8(uint32_t cp) {
   std::string s;
@@ -39,22 +28,24 @@ std::string Utf8(uint32_t cp) {
   return s;
 }
 
-// A special-token entry: a plain string or {"content": ...}.
-std::string TokenContent(const nlohmann::json& j) {
-  if (j.is_string()) return j.get<std::string>();
-  if (j.is_object() && j.contains("content") && j["content"].is_string()) {
-    return j["content"].get<std::string>();
-  }
-  return "";
+// A special-token entry: a plain string or {"content": ...}; "" otherwise.
+std::string TokenContent(const sdk::Json& j) {
+  const sdk::Json s = j.is_object() ? j["content"] : j;
+  if (!s.is_string()) return "";
+  auto v = s.String();
+  return v.ok() ? *v : "";
 }
 
-absl::StatusOr<nlohmann::json> ParseJsonFile(const std::string& path, bool* found) {
-  std::string text;
-  *found = ReadFile(path, &text);
-  if (!*found) return nlohmann::json();
-  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return absl::InvalidArgumentError(absl::StrCat(path, ": invalid JSON"));
-  return j;
+// A JSON file that may be absent (an absent one parses as an empty document).
+sdk::StatusOr<sdk::JsonDoc> OptionalJson(const std::string& path) {
+  if (!sdk::FileExists(path)) return sdk::JsonDoc();
+  return sdk::JsonDoc::FromFile(path);
+}
+
+// A vocabulary entry's id, checked to fit int32.
+sdk::StatusOr<int32_t> TokenId(const sdk::Json& j) {
+  OXI_ASSIGN_OR_RETURN(int64_t id, j.IntIn(0, std::numeric_limits<int32_t>::max()));
+  return static_cast<int32_t>(id);
 }
 
 bool IsAsciiLetter(unsigned char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
@@ -65,106 +56,114 @@ bool IsLetter(unsigned char c) { return IsAsciiLetter(c) || c >= 0x80; }
 
 }  // namespace
 
-absl::StatusOr<ClipTokenizer> ClipTokenizer::Load(const std::string& dir) {
-  ClipTokenizer t;
-  // GPT-2's byte -> printable code point table.
-  {
-    std::vector<int> bs;
-    for (int b = '!'; b <= '~'; ++b) bs.push_back(b);
-    for (int b = 0xa1; b <= 0xac; ++b) bs.push_back(b);
-    for (int b = 0xae; b <= 0xff; ++b) bs.push_back(b);
-    bool printable[256] = {false};
-    for (int b : bs) printable[b] = true;
-    int n = 0;
-    for (int b = 0; b < 256; ++b) {
-      t.byte_char_[b] = printable[b] ? Utf8(b) : Utf8(256 + n++);
-    }
+sdk::Status ClipTokenizer::LoadVocabAndMerges(const std::string& dir) {
+  OXI_ASSIGN_OR_RETURN(sdk::JsonDoc vocab, sdk::JsonDoc::FromFile(dir + "/vocab.json"));
+  if (!vocab.root().is_object()) return vocab.root().Error("not a JSON object");
+  for (const sdk::Json& e : vocab.root().Children()) {
+    OXI_ASSIGN_OR_RETURN(int32_t id, TokenId(e));
+    vocab_[std::string(e.key())] = id;
   }
-  bool found = false;
-  std::string vocab_text, merges_text;
-  if (ReadFile(dir + "/vocab.json", &vocab_text) && ReadFile(dir + "/merges.txt", &merges_text)) {
-    nlohmann::json v = nlohmann::json::parse(vocab_text, nullptr, false);
-    if (v.is_discarded() || !v.is_object()) {
-      return absl::InvalidArgumentError(absl::StrCat(dir, "/vocab.json: not a JSON object"));
-    }
-    for (auto it = v.begin(); it != v.end(); ++it) {
-      if (!it.value().is_number_integer()) {
-        return absl::InvalidArgumentError(absl::StrCat(dir, "/vocab.json: non-integer id"));
-      }
-      t.vocab_[it.key()] = it.value().get<int32_t>();
-    }
-    std::istringstream in(merges_text);
-    std::string line;
-    int32_t rank = 0;
-    bool first = true;
-    while (std::getline(in, line)) {
-      if (!line.empty() && line.back() == '\r') line.pop_back();
-      if (first && line.rfind("#version", 0) == 0) {
-        first = false;
-        continue;
-      }
+  OXI_ASSIGN_OR_RETURN(std::string merges, sdk::ReadFile(dir + "/merges.txt"));
+  int32_t rank = 0;
+  bool first = true;
+  for (size_t at = 0; at < merges.size();) {
+    size_t end = merges.find('\n', at);
+    if (end == std::string::npos) end = merges.size();
+    std::string line = merges.substr(at, end - at);
+    at = end + 1;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (first && line.rfind("#version", 0) == 0) {
       first = false;
-      if (line.empty()) continue;
-      t.merge_rank_.emplace(line, rank++);
+      continue;
     }
-  } else {
-    absl::StatusOr<nlohmann::json> tj = ParseJsonFile(dir + "/tokenizer.json", &found);
-    if (!tj.ok()) return tj.status();
-    if (!found) {
-      return absl::NotFoundError(
-          absl::StrCat(dir, ": no vocab.json + merges.txt and no tokenizer.json"));
-    }
-    const nlohmann::json& model = (*tj)["model"];
-    if (!model.is_object() || !model["vocab"].is_object() || !model["merges"].is_array()) {
-      return absl::InvalidArgumentError(absl::StrCat(dir, "/tokenizer.json: no BPE model"));
-    }
-    for (auto it = model["vocab"].begin(); it != model["vocab"].end(); ++it) {
-      t.vocab_[it.key()] = it.value().get<int32_t>();
-    }
-    int32_t rank = 0;
-    for (const auto& m : model["merges"]) {
-      std::string key = m.is_string() ? m.get<std::string>()
-                                      : m[0].get<std::string>() + " " + m[1].get<std::string>();
-      t.merge_rank_.emplace(key, rank++);
-    }
+    first = false;
+    if (!line.empty()) merge_rank_.emplace(std::move(line), rank++);
   }
-  auto id_of = [&t](const std::string& s) {
-    auto it = t.vocab_.find(s);
-    return it == t.vocab_.end() ? -1 : it->second;
+  return sdk::OkStatus();
+}
+
+sdk::Status ClipTokenizer::LoadTokenizerJson(const std::string& dir) {
+  OXI_ASSIGN_OR_RETURN(sdk::JsonDoc doc, sdk::JsonDoc::FromFile(dir + "/tokenizer.json"));
+  const sdk::Json model = doc.root()["model"];
+  if (!model["vocab"].is_object() || !model["merges"].is_array()) {
+    return model.Error("not a BPE model (vocab object and merges array)");
+  }
+  for (const sdk::Json& e : model["vocab"].Children()) {
+    OXI_ASSIGN_OR_RETURN(int32_t id, TokenId(e));
+    vocab_[std::string(e.key())] = id;
+  }
+  int32_t rank = 0;
+  for (const sdk::Json& m : model["merges"].Children()) {
+    std::string key;
+    if (m.is_string()) {
+      OXI_ASSIGN_OR_RETURN(key, m.String());
+    } else {
+      OXI_ASSIGN_OR_RETURN(std::string a, m[int64_t{0}].String());
+      OXI_ASSIGN_OR_RETURN(std::string b, m[int64_t{1}].String());
+      key = a + " " + b;
+    }
+    merge_rank_.emplace(std::move(key), rank++);
+  }
+  return sdk::OkStatus();
+}
+
+sdk::Status ClipTokenizer::LoadSpecialTokens(const std::string& dir) {
+  auto id_of = [this](const std::string& s) {
+    auto it = vocab_.find(s);
+    return it == vocab_.end() ? -1 : it->second;
   };
-  t.bos_ = id_of(kBos);
-  t.eos_ = id_of(kEos);
-  t.unk_ = t.eos_;
-  if (t.bos_ < 0 || t.eos_ < 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(dir, ": the vocabulary lacks <|startoftext|> or <|endoftext|>"));
+  bos_ = id_of(kBos);
+  eos_ = id_of(kEos);
+  unk_ = eos_;
+  if (bos_ < 0 || eos_ < 0) {
+    return sdk::InvalidArgumentError(dir +
+                                     ": the vocabulary lacks <|startoftext|> or <|endoftext|>");
   }
   std::string pad = kEos;
-  absl::StatusOr<nlohmann::json> cfg = ParseJsonFile(dir + "/tokenizer_config.json", &found);
-  if (!cfg.ok()) return cfg.status();
-  if (found && cfg->is_object()) {
-    if (cfg->contains("pad_token") && !TokenContent((*cfg)["pad_token"]).empty()) {
-      pad = TokenContent((*cfg)["pad_token"]);
-    }
-    if (cfg->contains("model_max_length") && (*cfg)["model_max_length"].is_number_integer()) {
-      const int64_t n = (*cfg)["model_max_length"].get<int64_t>();
-      if (n >= 2 && n <= 4096) t.max_length_ = static_cast<int>(n);
+  OXI_ASSIGN_OR_RETURN(sdk::JsonDoc cfg, OptionalJson(dir + "/tokenizer_config.json"));
+  if (cfg.root().is_object()) {
+    if (!TokenContent(cfg.root()["pad_token"]).empty()) pad = TokenContent(cfg.root()["pad_token"]);
+    const sdk::Json max_len = cfg.root()["model_max_length"];
+    if (max_len.is_int()) {
+      OXI_ASSIGN_OR_RETURN(int64_t n, max_len.Int());
+      if (n >= 2 && n <= 4096) max_length_ = static_cast<int>(n);
     }
   }
   // special_tokens_map.json wins over tokenizer_config.json, as in transformers
   // (SD 2.x: "!" there, "<|endoftext|>" in the config).
-  absl::StatusOr<nlohmann::json> stm = ParseJsonFile(dir + "/special_tokens_map.json", &found);
-  if (!stm.ok()) return stm.status();
-  if (found && stm->is_object() && stm->contains("pad_token") &&
-      !TokenContent((*stm)["pad_token"]).empty()) {
-    pad = TokenContent((*stm)["pad_token"]);
+  OXI_ASSIGN_OR_RETURN(sdk::JsonDoc map, OptionalJson(dir + "/special_tokens_map.json"));
+  if (map.root().is_object() && !TokenContent(map.root()["pad_token"]).empty()) {
+    pad = TokenContent(map.root()["pad_token"]);
   }
-  t.pad_ = id_of(pad);
-  if (t.pad_ < 0) {
-    return absl::InvalidArgumentError(absl::StrCat(dir, ": pad token '", pad, "' not in vocab"));
+  pad_ = id_of(pad);
+  if (pad_ < 0) {
+    return sdk::InvalidArgumentError(
+        sdk::StrCat(dir, ": pad token '", pad, "' not in the vocabulary"));
   }
-  t.specials_ = {{kBos, t.bos_}, {kEos, t.eos_}};
-  if (pad != kBos && pad != kEos) t.specials_.emplace_back(pad, t.pad_);
+  specials_ = {{kBos, bos_}, {kEos, eos_}};
+  if (pad != kBos && pad != kEos) specials_.emplace_back(pad, pad_);
+  return sdk::OkStatus();
+}
+
+sdk::StatusOr<ClipTokenizer> ClipTokenizer::Load(const std::string& dir) {
+  ClipTokenizer t;
+  // GPT-2's byte -> printable code point table.
+  {
+    bool printable[256] = {false};
+    for (int b = '!'; b <= '~'; ++b) printable[b] = true;
+    for (int b = 0xa1; b <= 0xac; ++b) printable[b] = true;
+    for (int b = 0xae; b <= 0xff; ++b) printable[b] = true;
+    int n = 0;
+    for (int b = 0; b < 256; ++b) t.byte_char_[b] = printable[b] ? Utf8(b) : Utf8(256 + n++);
+  }
+  if (sdk::FileExists(dir + "/vocab.json") && sdk::FileExists(dir + "/merges.txt")) {
+    OXI_RETURN_IF_ERROR(t.LoadVocabAndMerges(dir));
+  } else if (sdk::FileExists(dir + "/tokenizer.json")) {
+    OXI_RETURN_IF_ERROR(t.LoadTokenizerJson(dir));
+  } else {
+    return sdk::NotFoundError(dir + ": no vocab.json + merges.txt and no tokenizer.json");
+  }
+  OXI_RETURN_IF_ERROR(t.LoadSpecialTokens(dir));
   return t;
 }
 

@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "absl/status/statusor.h"
+#include "oxinfer/sdk/status.hpp"
 
 namespace oxinfer {
 namespace sd {
@@ -26,7 +26,7 @@ class ClipTokenizer {
   // Reads tokenizer/ (vocab.json + merges.txt, or tokenizer.json), plus
   // tokenizer_config.json and special_tokens_map.json for the pad token and
   // the maximum length.
-  static absl::StatusOr<ClipTokenizer> Load(const std::string& dir);
+  static sdk::StatusOr<ClipTokenizer> Load(const std::string& dir);
 
   // The ids of `text` without the start/end tokens and without padding.
   std::vector<int32_t> EncodeRaw(const std::string& text) const;
@@ -41,6 +41,9 @@ class ClipTokenizer {
   size_t vocab_size() const { return vocab_.size(); }
 
  private:
+  sdk::Status LoadVocabAndMerges(const std::string& dir);
+  sdk::Status LoadTokenizerJson(const std::string& dir);
+  sdk::Status LoadSpecialTokens(const std::string& dir);
   void Bpe(const std::string& word, std::vector<int32_t>* out) const;
   void EncodeSegment(const std::string& text, std::vector<int32_t>* out) const;
 

@@ -1,19 +1,45 @@
 #include "plugins/models/sd/pipeline.h"
 
 #include <algorithm>
-#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <random>
 #include <utility>
 
-#include "absl/strings/ascii.h"
-#include "absl/strings/match.h"
-#include "absl/strings/str_cat.h"
+#include "oxinfer/sdk/json.hpp"
 #include "plugins/models/sd/sd_config.h"
 
 namespace oxinfer {
 namespace sd {
+namespace {
+
+std::string Lower(std::string s) {
+  for (char& c : s) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+  return s;
+}
+
+std::string BaseName(std::string path) {
+  while (!path.empty() && path.back() == '/') path.pop_back();
+  const size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+HostAct IdsAsHost(const std::vector<int32_t>& ids, size_t begin, size_t n) {
+  HostAct a;
+  a.n = a.h = a.c = 1;
+  a.w = static_cast<int64_t>(n);
+  for (size_t i = 0; i < n; ++i) a.d.push_back(static_cast<float>(ids[begin + i]));
+  return a;
+}
+
+HostAct Latents(int64_t n, int64_t h, int64_t w, int64_t c, std::vector<float> d) {
+  HostAct a;
+  a.n = n, a.h = h, a.w = w, a.c = c;
+  a.d = std::move(d);
+  return a;
+}
+
+}  // namespace
 
 std::vector<float> GaussianNoise(uint64_t seed, uint64_t stream, int64_t n) {
   std::mt19937_64 rng(seed * 0x9E3779B97F4A7C15ull + stream);
@@ -31,204 +57,241 @@ std::vector<float> GaussianNoise(uint64_t seed, uint64_t stream, int64_t n) {
 }
 
 bool IsStableDiffusionIndex(const std::string& text, std::string* reason) {
-  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) {
+  auto doc = sdk::JsonDoc::Parse(text, "model_index.json");
+  if (!doc.ok()) {
+    *reason = doc.status().message();
+    return false;
+  }
+  const sdk::Json j = doc->root();
+  if (!j.is_object()) {
     *reason = "model_index.json is not a JSON object";
     return false;
   }
-  const std::string cls = j.value("_class_name", "");
+  const sdk::StatusOr<std::string> class_name = j["_class_name"].StringOr("");
+  const std::string cls = class_name.ok() ? *class_name : "";
   if (cls != "StableDiffusionPipeline" && cls != "StableDiffusionImg2ImgPipeline") {
-    *reason = absl::StrCat("pipeline class '", cls, "' is not StableDiffusionPipeline");
+    *reason = "pipeline class '" + cls + "' is not StableDiffusionPipeline";
     return false;
   }
   for (const char* part : {"unet", "vae", "text_encoder", "tokenizer", "scheduler"}) {
-    if (!j.contains(part)) {
-      *reason = absl::StrCat("model_index.json lacks '", part, "'");
+    if (!j.Has(part)) {
+      *reason = std::string("model_index.json lacks '") + part + "'";
       return false;
     }
   }
   return true;
 }
 
-absl::StatusOr<std::unique_ptr<Pipeline>> Pipeline::Load(
-    const std::string& dir, const std::function<void(const char*, int, int)>& progress,
-    oxi_dtype weight_dtype) {
+sdk::StatusOr<std::unique_ptr<Pipeline>> Pipeline::Load(
+    const std::string& dir, const oxi_backend_iface* backend, oxi_dtype matrix_dtype, bool use_mmap,
+    const std::function<void(const char*, int, int)>& progress) {
+  if (backend == nullptr) return sdk::InvalidArgumentError("sd: no backend to run on");
   const auto report = [&progress](const char* what, int done) {
     if (progress) progress(what, done, 4);
   };
-  nlohmann::json index;
-  SD_ASSIGN(index, ReadJsonFile(dir + "/model_index.json"));
-  std::string reason;
-  if (!IsStableDiffusionIndex(index.dump(), &reason)) {
-    return absl::InvalidArgumentError(absl::StrCat(dir, ": ", reason));
+  const std::string index_path = dir + "/model_index.json";
+  if (!sdk::FileExists(index_path)) {
+    return sdk::NotFoundError(dir + ": no model_index.json (not a diffusers folder)");
   }
-  std::unique_ptr<Pipeline> p(new Pipeline());
+  OXI_ASSIGN_OR_RETURN(std::string index_text, sdk::ReadFile(index_path));
+  std::string reason;
+  if (!IsStableDiffusionIndex(index_text, &reason)) {
+    return sdk::InvalidArgumentError(dir + ": " + reason);
+  }
+  std::unique_ptr<Pipeline> p(new Pipeline(backend));
   report("tokenizer", 0);
-  SD_ASSIGN(p->tokenizer_, ClipTokenizer::Load(dir + "/tokenizer"));
+  OXI_ASSIGN_OR_RETURN(p->tokenizer_, ClipTokenizer::Load(dir + "/tokenizer"));
   report("text_encoder", 1);
-  SD_ASSIGN(p->text_, ClipTextEncoder::Load(dir + "/text_encoder", weight_dtype));
+  OXI_RETURN_IF_ERROR(p->text_.Load(dir + "/text_encoder", &p->cx_, matrix_dtype, use_mmap));
   if (p->tokenizer_.max_length() > p->text_.max_positions()) {
     p->tokenizer_.set_max_length(static_cast<int>(p->text_.max_positions()));
   }
   report("unet", 2);
-  SD_ASSIGN(p->unet_, UNet::Load(dir + "/unet", weight_dtype));
+  OXI_RETURN_IF_ERROR(p->unet_.Load(dir + "/unet", &p->cx_, matrix_dtype, use_mmap));
   report("vae", 3);
-  SD_ASSIGN(p->vae_, VaeDecoder::Load(dir + "/vae", weight_dtype));
+  OXI_RETURN_IF_ERROR(p->vae_.Load(dir + "/vae", &p->cx_, matrix_dtype, use_mmap));
   report("vae", 4);
   if (p->unet_.cross_dim() != p->text_.hidden()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(dir, ": the UNet's cross_attention_dim ", p->unet_.cross_dim(),
-                     " differs from the text encoder's hidden size ", p->text_.hidden()));
+    return sdk::InvalidArgumentError(
+        sdk::StrCat(dir, ": the UNet's cross_attention_dim ", p->unet_.cross_dim(),
+                    " differs from the text encoder's hidden size ", p->text_.hidden()));
   }
   if (p->unet_.in_channels() != p->vae_.latent_channels()) {
-    return absl::InvalidArgumentError(absl::StrCat(dir, ": UNet and VAE latent channels differ"));
+    return sdk::InvalidArgumentError(sdk::StrCat(dir, ": the UNet takes ", p->unet_.in_channels(),
+                                                 " latent channels, the VAE ",
+                                                 p->vae_.latent_channels()));
   }
-  SD_ASSIGN(p->scheduler_cfg_, ReadJsonFile(dir + "/scheduler/scheduler_config.json"));
-  nlohmann::json ucfg;
-  SD_ASSIGN(ucfg, ReadJsonFile(dir + "/unet/config.json"));
-  SD_ASSIGN(p->sample_size_, GetInt(ucfg, "sample_size", 64));
+  OXI_ASSIGN_OR_RETURN(sdk::JsonDoc sched, ReadConfig(dir + "/scheduler/scheduler_config.json"));
+  OXI_ASSIGN_OR_RETURN(p->scheduler_, EulerScheduler::FromConfig(sched.root()));
   // SD-Turbo is recognised by name, as in the original product.
-  std::string base = dir;
-  while (!base.empty() && base.back() == '/') base.pop_back();
-  base = base.substr(base.find_last_of('/') == std::string::npos ? 0 : base.find_last_of('/') + 1);
-  p->turbo_ = absl::StrContains(absl::AsciiStrToLower(base), "turbo") ||
-              absl::StrContains(absl::AsciiStrToLower(index.value("_name_or_path", "")), "turbo");
+  OXI_ASSIGN_OR_RETURN(sdk::JsonDoc index, sdk::JsonDoc::Parse(index_text, index_path));
+  OXI_ASSIGN_OR_RETURN(std::string name_or_path, index.root()["_name_or_path"].StringOr(""));
+  p->turbo_ = Lower(BaseName(dir)).find("turbo") != std::string::npos ||
+              Lower(name_or_path).find("turbo") != std::string::npos;
   return p;
 }
 
-absl::StatusOr<Act> Pipeline::EncodePrompt(const Ops& ops, const std::string& text,
+sdk::StatusOr<Act> Pipeline::EncodePrompts(const Net& net, const std::vector<std::string>& texts,
                                            std::vector<int32_t>* ids_out) const {
-  std::vector<int32_t> ids = tokenizer_.Encode(text);
+  std::vector<int32_t> ids;
+  for (const std::string& t : texts) {
+    const std::vector<int32_t> one = tokenizer_.Encode(t);
+    ids.insert(ids.end(), one.begin(), one.end());
+  }
   if (ids_out != nullptr) *ids_out = ids;
-  return text_.Encode(ops, ids);
+  return text_.Encode(net, ids, static_cast<int64_t>(texts.size()));
 }
 
-namespace {
-
-// NCHW-free helpers: copies of n values.
-Act Repeat(const Act& x, int64_t times) {
-  Act y(x.n * times, x.h, x.w, x.c);
-  for (int64_t t = 0; t < times; ++t) std::copy(x.d.begin(), x.d.end(), y.d.begin() + t * x.size());
-  return y;
+sdk::Status Pipeline::CheckRequest(const GenerateParams& gp) const {
+  const int multiple = size_multiple();
+  if (gp.width < 0 || gp.height < 0 || gp.width > kMaxImageSide || gp.height > kMaxImageSide ||
+      gp.width % multiple != 0 || gp.height % multiple != 0) {
+    return sdk::InvalidArgumentError(sdk::StrCat("image size ", gp.width, "x", gp.height,
+                                                 ": width and height must be multiples of ",
+                                                 multiple, " up to ", kMaxImageSide));
+  }
+  if (gp.steps < 0 || gp.steps > 1000) {
+    return sdk::InvalidArgumentError(sdk::StrCat(gp.steps, " steps: 1 to 1000 (0: the default)"));
+  }
+  if (gp.guidance.has_value() && !(std::isfinite(*gp.guidance) && *gp.guidance <= 100.f)) {
+    return sdk::InvalidArgumentError(
+        sdk::StrCat("guidance ", *gp.guidance, ": a finite number up to 100"));
+  }
+  return sdk::OkStatus();
 }
 
-Act IdsAsAct(const std::vector<int32_t>& ids) {
-  Act a(1, 1, static_cast<int64_t>(ids.size()), 1);
-  for (size_t i = 0; i < ids.size(); ++i) a.d[i] = static_cast<float>(ids[i]);
-  return a;
-}
-
-}  // namespace
-
-absl::StatusOr<Image> Pipeline::Generate(const Ops& ops, const GenerateParams& gp) const {
+sdk::StatusOr<RgbImage> Pipeline::Generate(const GenerateParams& gp) {
+  OXI_RETURN_IF_ERROR(CheckRequest(gp));
   const int steps = gp.steps > 0 ? gp.steps : default_steps();
   const float guidance = gp.guidance.has_value() ? *gp.guidance : default_guidance();
   const Sampler sampler = gp.sampler.has_value() ? *gp.sampler : default_sampler();
   const bool cfg = guidance > 1.f;
-  const int64_t scale = vae_.upscale();
-  const int width = gp.width > 0 ? gp.width : static_cast<int>(sample_size_ * scale);
-  const int height = gp.height > 0 ? gp.height : static_cast<int>(sample_size_ * scale);
-  const int64_t multiple = scale * unet_.downscale();
-  if (width % multiple != 0 || height % multiple != 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("image size ", width, "x", height, " must be a multiple of ", multiple));
-  }
-  const auto observe = [&gp](const std::string& name, const Act& a) {
-    if (gp.observer) gp.observer(name, a);
+  const int width = gp.width > 0 ? gp.width : native_size();
+  const int height = gp.height > 0 ? gp.height : native_size();
+  EulerScheduler sched = scheduler_;
+  if (gp.timestep_spacing.has_value()) OXI_RETURN_IF_ERROR(sched.SetSpacing(*gp.timestep_spacing));
+  OXI_RETURN_IF_ERROR(sched.SetTimesteps(steps));
+
+  // The pool's idle buffers go back when the generation ends, however it ends.
+  struct TrimAtExit {
+    ActPool* pool;
+    ~TrimAtExit() { pool->Trim(); }
+  } trim{&pool_};
+  const Net net(&pool_);
+  const auto observe = [&](const std::string& name, const Act& a) -> sdk::Status {
+    if (!gp.observer) return sdk::OkStatus();
+    OXI_ASSIGN_OR_RETURN(HostAct h, ReadAct(cx_, a));
+    gp.observer(name, h);
+    return sdk::OkStatus();
   };
   auto stage_start = std::chrono::steady_clock::now();
-  const auto stage_done = [&gp, &stage_start](const std::string& stage) {
+  const auto stage_done = [&](const std::string& stage) -> sdk::Status {
+    OXI_RETURN_IF_ERROR(cx_.Sync());
     const auto now = std::chrono::steady_clock::now();
-    if (gp.stage_time) gp.stage_time(stage, std::chrono::duration<double>(now - stage_start).count());
+    if (gp.stage_time)
+      gp.stage_time(stage, std::chrono::duration<double>(now - stage_start).count());
     stage_start = now;
+    return sdk::OkStatus();
   };
 
+  // Text: the unconditional (negative) prompt first when guiding.
+  std::vector<std::string> texts;
+  if (cfg) texts.push_back(gp.negative_prompt);
+  texts.push_back(gp.prompt);
+  const int64_t batch = static_cast<int64_t>(texts.size());
   std::vector<int32_t> ids;
-  Act pos, neg, ctx;
-  SD_ASSIGN(pos, EncodePrompt(ops, gp.prompt, &ids));
-  observe("tokens_pos", IdsAsAct(ids));
-  observe("emb_pos", pos);
-  if (cfg) {
-    SD_ASSIGN(neg, EncodePrompt(ops, gp.negative_prompt, &ids));
-    observe("tokens_neg", IdsAsAct(ids));
-    observe("emb_neg", neg);
-    ctx = Act(2, 1, pos.w, pos.c);
-    std::copy(neg.d.begin(), neg.d.end(), ctx.d.begin());
-    std::copy(pos.d.begin(), pos.d.end(), ctx.d.begin() + pos.size());
-  } else {
-    ctx = pos;
+  OXI_ASSIGN_OR_RETURN(Act ctx, EncodePrompts(net, texts, &ids));
+  if (gp.observer) {
+    OXI_ASSIGN_OR_RETURN(HostAct all, ReadAct(cx_, ctx));
+    const size_t len = ids.size() / texts.size(), per = all.d.size() / texts.size();
+    for (int64_t b = 0; b < batch; ++b) {
+      const bool pos = b == batch - 1;
+      gp.observer(pos ? "tokens_pos" : "tokens_neg", IdsAsHost(ids, b * len, len));
+      HostAct e = all;
+      e.n = 1;
+      e.d.assign(all.d.begin() + b * per, all.d.begin() + (b + 1) * per);
+      gp.observer(pos ? "emb_pos" : "emb_neg", e);
+    }
   }
-  stage_done("text encoder");
+  OXI_RETURN_IF_ERROR(stage_done("text encoder"));
 
-  EulerScheduler sched;
-  SD_ASSIGN(sched, EulerScheduler::FromConfig(scheduler_cfg_));
-  if (gp.timestep_spacing.has_value()) SD_RETURN_IF_ERROR(sched.SetSpacing(*gp.timestep_spacing));
-  SD_RETURN_IF_ERROR(sched.SetTimesteps(steps));
-
+  const int64_t scale = vae_.upscale();
   const int64_t lh = height / scale, lw = width / scale, lc = unet_.in_channels();
-  Act latents(1, lh, lw, lc);
+  const int64_t n = lh * lw * lc;
+  std::vector<float> latents;
   if (gp.initial_noise != nullptr) {
-    if (static_cast<int64_t>(gp.initial_noise->size()) != latents.size()) {
-      return absl::InvalidArgumentError("initial noise has the wrong size");
+    if (static_cast<int64_t>(gp.initial_noise->size()) != n) {
+      return sdk::InvalidArgumentError(sdk::StrCat("initial noise of ", gp.initial_noise->size(),
+                                                   " values, the latents have ", n));
     }
-    latents.d = *gp.initial_noise;
+    latents = *gp.initial_noise;
   } else {
-    latents.d = GaussianNoise(gp.seed, 0, latents.size());
+    latents = GaussianNoise(gp.seed, 0, n);
   }
-  for (float& v : latents.d) v *= sched.init_noise_sigma();
+  for (float& v : latents) v *= sched.init_noise_sigma();
 
-  const int64_t batch = cfg ? 2 : 1;
+  std::vector<float> input(static_cast<size_t>(batch * n)), output(static_cast<size_t>(batch * n));
   for (int i = 0; i < steps; ++i) {
-    Act in = Repeat(latents, batch);
-    sched.ScaleInput(i, in.data(), in.size());
-    observe(absl::StrCat("step", i, ".unet_in"), in);
-    Act out;
     stage_start = std::chrono::steady_clock::now();
-    SD_ASSIGN(out, unet_.Forward(ops, in, sched.timesteps()[i], ctx));
-    stage_done(absl::StrCat("unet pass ", i + 1));
-    observe(absl::StrCat("step", i, ".unet_out"), out);
-    Act guided(1, lh, lw, lc);
+    for (int64_t b = 0; b < batch; ++b)
+      std::copy(latents.begin(), latents.end(), input.begin() + b * n);
+    sched.ScaleInput(i, input.data(), batch * n);
+    OXI_ASSIGN_OR_RETURN(Act sample, WriteAct(&pool_, batch, lh, lw, lc, input.data()));
+    OXI_RETURN_IF_ERROR(observe(sdk::StrCat("step", i, ".unet_in"), sample));
+    OXI_ASSIGN_OR_RETURN(Act out, unet_.Forward(net, sample, sched.timesteps()[i], ctx));
+    OXI_RETURN_IF_ERROR(cx_.Read(out.t(), output.data()));
+    OXI_RETURN_IF_ERROR(stage_done(sdk::StrCat("unet pass ", i + 1)));
+    if (gp.observer)
+      gp.observer(sdk::StrCat("step", i, ".unet_out"), Latents(batch, lh, lw, lc, output));
+    std::vector<float> guided(output.begin(), output.begin() + n);
     if (cfg) {
-      const int64_t n = guided.size();
       for (int64_t j = 0; j < n; ++j) {
-        const float u = out.d[j], c = out.d[n + j];
-        guided.d[j] = u + guidance * (c - u);
+        const float u = output[j], c = output[n + j];
+        guided[j] = u + guidance * (c - u);
       }
-    } else {
-      guided.d = out.d;
     }
-    observe(absl::StrCat("step", i, ".guided"), guided);
+    if (gp.observer) gp.observer(sdk::StrCat("step", i, ".guided"), Latents(1, lh, lw, lc, guided));
     std::vector<float> noise;
     if (sampler == Sampler::kEulerAncestral) {
-      if (gp.step_noise) {
-        noise = gp.step_noise(i);
-        if (static_cast<int64_t>(noise.size()) != latents.size()) {
-          return absl::InvalidArgumentError("step noise has the wrong size");
-        }
-      } else {
-        noise = GaussianNoise(gp.seed, static_cast<uint64_t>(i) + 1, latents.size());
+      noise = gp.step_noise ? gp.step_noise(i)
+                            : GaussianNoise(gp.seed, static_cast<uint64_t>(i) + 1, n);
+      if (static_cast<int64_t>(noise.size()) != n) {
+        return sdk::InvalidArgumentError(
+            sdk::StrCat("step noise of ", noise.size(), " values, the latents have ", n));
       }
     }
     sched.Step(sampler, i, guided.data(), noise.empty() ? nullptr : noise.data(), latents.data(),
-               latents.size());
-    observe(absl::StrCat("step", i, ".latents"), latents);
-    if (gp.progress) gp.progress(i + 1, steps);
+               n);
+    if (gp.observer)
+      gp.observer(sdk::StrCat("step", i, ".latents"), Latents(1, lh, lw, lc, latents));
+    if (gp.progress && !gp.progress(i + 1, steps)) {
+      return sdk::CancelledError(
+          sdk::StrCat("generation cancelled after step ", i + 1, " of ", steps));
+    }
   }
-  Act z = latents;
-  for (float& v : z.d) v = v / vae_.scaling_factor();
-  observe("vae_in", z);
-  Act img;
+  ctx.Release();
+
+  std::vector<float> z(latents);
+  for (float& v : z) v = v / vae_.scaling_factor();
   stage_start = std::chrono::steady_clock::now();
-  SD_ASSIGN(img, vae_.Decode(ops, z));
-  stage_done("vae decoder");
-  observe("image_f32", img);
-  Image result;
+  OXI_ASSIGN_OR_RETURN(Act z_act, WriteAct(&pool_, 1, lh, lw, lc, z.data()));
+  OXI_RETURN_IF_ERROR(observe("vae_in", z_act));
+  OXI_ASSIGN_OR_RETURN(Act img, vae_.Decode(net, z_act));
+  z_act.Release();
+  OXI_ASSIGN_OR_RETURN(HostAct pixels, ReadAct(cx_, img));
+  img.Release();
+  OXI_RETURN_IF_ERROR(stage_done("vae decoder"));
+  if (gp.observer) gp.observer("image_f32", pixels);
+  if (pixels.size() != int64_t{width} * height * 3) {
+    return sdk::InternalError(sdk::StrCat("vae: decoded ", pixels.n, "x", pixels.h, "x", pixels.w,
+                                          "x", pixels.c, ", expected ", height, "x", width, "x3"));
+  }
+  RgbImage result;
   result.width = width;
   result.height = height;
-  result.rgb.resize(static_cast<size_t>(width) * height * 3);
+  result.rgb.resize(pixels.d.size());
   for (size_t i = 0; i < result.rgb.size(); ++i) {
-    float v = img.d[i] / 2.f + 0.5f;
-    v = std::min(1.f, std::max(0.f, v));
+    const float v = std::min(1.f, std::max(0.f, pixels.d[i] / 2.f + 0.5f));
     result.rgb[i] = static_cast<uint8_t>(std::nearbyint(v * 255.f));
   }
   return result;

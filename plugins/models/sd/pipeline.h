@@ -1,8 +1,12 @@
 // Text to image with a diffusers Stable Diffusion folder (model_index.json):
 // CLIP tokenizer and text encoder, classifier-free guidance with a negative
-// prompt (the unconditional batch first, as diffusers), the Euler or
-// Euler-ancestral sampler, the UNet, the VAE decoder. Mirrors
+// prompt (the unconditional image first in the batch, as diffusers), the
+// Euler or Euler-ancestral sampler, the UNet, the VAE decoder. Mirrors
 // StableDiffusionPipeline.__call__ so every stage can be compared with it.
+//
+// The networks run on the backend. The scheduler's arithmetic and the
+// guidance (a few vectors of latents per step) run here on the host: the
+// UNet's output is read and the next input written once per step.
 #ifndef OXINFER_PLUGINS_MODELS_SD_PIPELINE_H_
 #define OXINFER_PLUGINS_MODELS_SD_PIPELINE_H_
 
@@ -13,11 +17,14 @@
 #include <string>
 #include <vector>
 
-#include "absl/status/statusor.h"
+#include "oxinfer/backend_abi.h"
+#include "oxinfer/sdk/compute.hpp"
+#include "oxinfer/sdk/status.hpp"
+#include "plugins/models/sd/activations.h"
 #include "plugins/models/sd/clip_text_encoder.h"
 #include "plugins/models/sd/clip_tokenizer.h"
+#include "plugins/models/sd/layers.h"
 #include "plugins/models/sd/scheduler.h"
-#include "plugins/models/sd/sd_ops.h"
 #include "plugins/models/sd/unet.h"
 #include "plugins/models/sd/vae_decoder.h"
 
@@ -38,64 +45,76 @@ struct GenerateParams {
   // of the seeded generator.
   const std::vector<float>* initial_noise = nullptr;
   std::function<std::vector<float>(int step)> step_noise;
-  // Sees every stage: "tokens_pos"/"tokens_neg" (ids as floats), "emb_pos",
-  // "emb_neg", "stepI.unet_in", "stepI.unet_out", "stepI.guided",
-  // "stepI.latents", "vae_in", "image_f32" (all channels-last).
-  std::function<void(const std::string& name, const Act& value)> observer;
-  // Progress after each denoising step (step index, total).
-  std::function<void(int, int)> progress;
-  // Wall time of each stage, for --profile: "text encoder", "unet pass I",
-  // "vae decoder".
+  // Sees every stage (read back from the backend only when set):
+  // "tokens_pos" / "tokens_neg" (ids as floats), "emb_pos", "emb_neg",
+  // "stepI.unet_in", "stepI.unet_out", "stepI.guided", "stepI.latents",
+  // "vae_in", "image_f32" (all channels-last).
+  std::function<void(const std::string& name, const HostAct& value)> observer;
+  // After each denoising step (steps done, total); false cancels.
+  std::function<bool(int, int)> progress;
+  // Wall time of each stage: "text encoder", "unet pass I", "vae decoder".
   std::function<void(const std::string& stage, double seconds)> stage_time;
 };
 
-struct Image {
+struct RgbImage {
   int width = 0, height = 0;
   std::vector<uint8_t> rgb;  // height rows of width * 3
 };
 
 class Pipeline {
  public:
-  // progress (optional) is told each component as it is loaded: (name, done,
-  // total). weight_dtype: the dtype the matmul / conv weights are held in
-  // (F32, F16, BF16; OXI_DTYPE_INVALID: f16 / bf16 files as stored).
-  static absl::StatusOr<std::unique_ptr<Pipeline>> Load(
-      const std::string& model_dir,
-      const std::function<void(const char*, int, int)>& progress = nullptr,
-      oxi_dtype weight_dtype = OXI_DTYPE_F32);
+  // The folder's components on `backend` (borrowed; it outlives the
+  // pipeline). matrix_dtype: F32, F16 or BF16 to convert the matrices to,
+  // OXI_DTYPE_INVALID to keep them as stored. progress (optional) is told
+  // each component as it is loaded: (name, done, total).
+  static sdk::StatusOr<std::unique_ptr<Pipeline>> Load(
+      const std::string& model_dir, const oxi_backend_iface* backend, oxi_dtype matrix_dtype,
+      bool use_mmap, const std::function<void(const char*, int, int)>& progress = nullptr);
 
-  absl::StatusOr<Image> Generate(const Ops& ops, const GenerateParams& params) const;
+  sdk::StatusOr<RgbImage> Generate(const GenerateParams& params);
 
+  // Tokenizes and encodes prompts together: [texts][1][max_len][hidden].
+  sdk::StatusOr<Act> EncodePrompts(const Net& net, const std::vector<std::string>& texts,
+                                   std::vector<int32_t>* ids = nullptr) const;
+
+  const sdk::Compute& cx() const { return cx_; }
+  ActPool* pool() { return &pool_; }
   const ClipTokenizer& tokenizer() const { return tokenizer_; }
   const ClipTextEncoder& text_encoder() const { return text_; }
   const UNet& unet() const { return unet_; }
   const VaeDecoder& vae() const { return vae_; }
+  const EulerScheduler& scheduler() const { return scheduler_; }
   bool is_turbo() const { return turbo_; }
   int default_steps() const { return turbo_ ? 1 : 25; }
   float default_guidance() const { return turbo_ ? 0.f : 7.5f; }
   Sampler default_sampler() const { return turbo_ ? Sampler::kEuler : Sampler::kEulerAncestral; }
-
-  // Encodes one prompt: [1][1][max_len][hidden].
-  absl::StatusOr<Act> EncodePrompt(const Ops& ops, const std::string& text,
-                                   std::vector<int32_t>* ids = nullptr) const;
+  int native_size() const { return static_cast<int>(unet_.sample_size() * vae_.upscale()); }
+  // Width and height must be multiples of this.
+  int size_multiple() const { return static_cast<int>(vae_.upscale() * unet_.downscale()); }
 
  private:
-  Pipeline() = default;
+  explicit Pipeline(const oxi_backend_iface* backend) : cx_(backend), pool_(&cx_) {}
+  sdk::Status CheckRequest(const GenerateParams& p) const;
+
+  sdk::Compute cx_;
+  ActPool pool_;
   ClipTokenizer tokenizer_;
   ClipTextEncoder text_;
   UNet unet_;
   VaeDecoder vae_;
-  nlohmann::json scheduler_cfg_;
-  int64_t sample_size_ = 64;
+  EulerScheduler scheduler_;
   bool turbo_ = false;
 };
+
+// The largest width or height generated.
+inline constexpr int kMaxImageSide = 2048;
 
 // Standard normal values from a seeded 64-bit Mersenne twister (Box-Muller),
 // the same on every platform.
 std::vector<float> GaussianNoise(uint64_t seed, uint64_t stream, int64_t n);
 
-// Recognises a Stable Diffusion 1.x / 2.x diffusers folder from its
-// model_index.json text; the reason when it is not one.
+// Whether model_index.json's text describes a Stable Diffusion 1.x / 2.x
+// diffusers folder; the reason when it does not.
 bool IsStableDiffusionIndex(const std::string& model_index_json, std::string* reason);
 
 }  // namespace sd

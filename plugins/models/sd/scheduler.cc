@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "absl/strings/str_cat.h"
 #include "plugins/models/sd/sd_config.h"
 
 namespace oxinfer {
@@ -27,37 +26,34 @@ std::vector<float> Linspace(double start, double end, int n) {
 
 }  // namespace
 
-absl::StatusOr<EulerScheduler> EulerScheduler::FromConfig(const nlohmann::json& cfg) {
+sdk::StatusOr<EulerScheduler> EulerScheduler::FromConfig(const sdk::Json& cfg) {
   EulerScheduler s;
-  int64_t n = 1000;
-  SD_ASSIGN(n, GetInt(cfg, "num_train_timesteps", 1000));
-  if (n < 2 || n > 100000) return absl::InvalidArgumentError("num_train_timesteps out of range");
+  OXI_ASSIGN_OR_RETURN(int64_t n, cfg["num_train_timesteps"].IntOr(1000));
+  if (n < 2 || n > 100000) return cfg["num_train_timesteps"].Error("out of range [2, 100000]");
   s.num_train_ = static_cast<int>(n);
-  int64_t off = 0;
-  SD_ASSIGN(off, GetInt(cfg, "steps_offset", 0));
+  OXI_ASSIGN_OR_RETURN(int64_t off, cfg["steps_offset"].IntOr(0));
+  if (off < 0 || off >= n) return cfg["steps_offset"].Error("out of range");
   s.steps_offset_ = static_cast<int>(off);
-  double b0 = 0.0001, b1 = 0.02;
-  SD_ASSIGN(b0, GetDouble(cfg, "beta_start", 0.0001));
-  SD_ASSIGN(b1, GetDouble(cfg, "beta_end", 0.02));
-  std::string schedule, pred;
-  SD_ASSIGN(schedule, GetString(cfg, "beta_schedule", "linear"));
-  SD_ASSIGN(pred, GetString(cfg, "prediction_type", "epsilon"));
-  SD_ASSIGN(s.spacing_, GetString(cfg, "timestep_spacing", "linspace"));
-  if (cfg.contains("trained_betas") && !cfg["trained_betas"].is_null()) {
-    return absl::UnimplementedError("trained_betas are not supported");
+  OXI_ASSIGN_OR_RETURN(double b0, cfg["beta_start"].NumberOr(0.0001));
+  OXI_ASSIGN_OR_RETURN(double b1, cfg["beta_end"].NumberOr(0.02));
+  if (!(b0 > 0 && b0 < 1 && b1 > 0 && b1 < 1)) {
+    return cfg.Error("beta_start / beta_end outside (0, 1)");
   }
+  OXI_ASSIGN_OR_RETURN(std::string schedule, cfg["beta_schedule"].StringOr("linear"));
+  OXI_ASSIGN_OR_RETURN(std::string pred, cfg["prediction_type"].StringOr("epsilon"));
+  OXI_ASSIGN_OR_RETURN(s.spacing_, cfg["timestep_spacing"].StringOr("linspace"));
+  OXI_RETURN_IF_ERROR(RefuseUnlessDefault(cfg["trained_betas"], "", "trained betas"));
   for (const char* key : {"use_karras_sigmas", "use_exponential_sigmas", "use_beta_sigmas"}) {
-    bool on = false;
-    SD_ASSIGN(on, GetBool(cfg, key, false));
-    if (on) return absl::UnimplementedError(absl::StrCat(key, " is not supported"));
+    OXI_ASSIGN_OR_RETURN(bool on, cfg[key].BoolOr(false));
+    if (on) return sdk::UnimplementedError(cfg[key].where() + " is not supported");
   }
-  std::string interp;
-  SD_ASSIGN(interp, GetString(cfg, "interpolation_type", "linear"));
-  if (interp != "linear") return absl::UnimplementedError("only linear sigma interpolation");
+  OXI_RETURN_IF_ERROR(
+      RefuseUnlessDefault(cfg["interpolation_type"], "linear", "only linear sigma interpolation"));
   if (pred == "v_prediction") {
     s.v_prediction_ = true;
   } else if (pred != "epsilon") {
-    return absl::UnimplementedError(absl::StrCat("prediction_type ", pred));
+    return sdk::UnimplementedError(cfg["prediction_type"].where() + ": '" + pred +
+                                   "' (epsilon or v_prediction)");
   }
   std::vector<float> betas;
   if (schedule == "scaled_linear") {
@@ -66,7 +62,8 @@ absl::StatusOr<EulerScheduler> EulerScheduler::FromConfig(const nlohmann::json& 
   } else if (schedule == "linear") {
     betas = Linspace(b0, b1, s.num_train_);
   } else {
-    return absl::UnimplementedError(absl::StrCat("beta_schedule ", schedule));
+    return sdk::UnimplementedError(cfg["beta_schedule"].where() + ": '" + schedule +
+                                   "' (linear or scaled_linear)");
   }
   // torch.cumprod on CPU accumulates float32 in double.
   double acc = 1.0;
@@ -77,21 +74,23 @@ absl::StatusOr<EulerScheduler> EulerScheduler::FromConfig(const nlohmann::json& 
     const float ac = static_cast<float>(acc);
     s.all_sigmas_[i] = std::pow((1.f - ac) / ac, 0.5f);
   }
-  SD_RETURN_IF_ERROR(s.SetSpacing(s.spacing_));
+  OXI_RETURN_IF_ERROR(s.SetSpacing(s.spacing_));
   return s;
 }
 
-absl::Status EulerScheduler::SetSpacing(const std::string& spacing) {
+sdk::Status EulerScheduler::SetSpacing(const std::string& spacing) {
   if (spacing != "linspace" && spacing != "leading" && spacing != "trailing") {
-    return absl::InvalidArgumentError(absl::StrCat("timestep_spacing '", spacing, "'"));
+    return sdk::InvalidArgumentError(
+        sdk::StrCat("timestep_spacing '", spacing, "' (linspace, leading or trailing)"));
   }
   spacing_ = spacing;
-  return absl::OkStatus();
+  return sdk::OkStatus();
 }
 
-absl::Status EulerScheduler::SetTimesteps(int steps) {
+sdk::Status EulerScheduler::SetTimesteps(int steps) {
   if (steps < 1 || steps > num_train_) {
-    return absl::InvalidArgumentError(absl::StrCat("steps must be in [1, ", num_train_, "]"));
+    return sdk::InvalidArgumentError(
+        sdk::StrCat(steps, " steps: the scheduler takes 1 to ", num_train_));
   }
   std::vector<double> ts(steps);
   if (spacing_ == "linspace") {
@@ -130,7 +129,7 @@ absl::Status EulerScheduler::SetTimesteps(int steps) {
   init_noise_sigma_ = (spacing_ == "linspace" || spacing_ == "trailing")
                           ? max_sigma
                           : std::pow(max_sigma * max_sigma + 1.f, 0.5f);
-  return absl::OkStatus();
+  return sdk::OkStatus();
 }
 
 void EulerScheduler::ScaleInput(int i, float* x, int64_t n) const {

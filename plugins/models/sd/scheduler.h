@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "absl/status/statusor.h"
-#include "nlohmann/json.hpp"
+#include "oxinfer/sdk/json.hpp"
+#include "oxinfer/sdk/status.hpp"
 
 namespace oxinfer {
 namespace sd {
@@ -21,11 +21,11 @@ class EulerScheduler {
  public:
   // From scheduler_config.json's object (any SD scheduler class: only the
   // beta schedule, prediction type, spacing and offset are used).
-  static absl::StatusOr<EulerScheduler> FromConfig(const nlohmann::json& cfg);
+  static sdk::StatusOr<EulerScheduler> FromConfig(const sdk::Json& cfg);
 
-  absl::Status SetTimesteps(int steps);
+  sdk::Status SetTimesteps(int steps);
   // Overrides the config's spacing ("linspace", "leading", "trailing").
-  absl::Status SetSpacing(const std::string& spacing);
+  sdk::Status SetSpacing(const std::string& spacing);
 
   const std::vector<float>& timesteps() const { return timesteps_; }
   const std::vector<float>& sigmas() const { return sigmas_; }  // steps + 1, last 0

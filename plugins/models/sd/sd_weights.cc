@@ -1,188 +1,201 @@
 #include "plugins/models/sd/sd_weights.h"
 
-#include <sys/stat.h>
-
 #include <cstring>
 #include <utility>
 
-#include "absl/strings/str_cat.h"
-#include "absl/strings/str_replace.h"
-#include "core/tensor.h"
+#include "oxinfer/sdk/common.hpp"
 
 namespace oxinfer {
 namespace sd {
 namespace {
 
-bool FileExists(const std::string& path) {
-  struct stat st;
-  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+// `from` replaced by `to` wherever it occurs.
+std::string ReplaceAll(std::string s, const std::string& from, const std::string& to) {
+  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) {
+    s.replace(at, from.size(), to);
+  }
+  return s;
+}
+
+// Host bytes -> a resident [rows][cols] matrix held as `want`.
+sdk::StatusOr<sdk::OwnedTensor> UploadMatrix(const sdk::Compute& cx, const void* data,
+                                             oxi_dtype stored, int64_t rows, int64_t cols,
+                                             oxi_dtype want) {
+  OXI_ASSIGN_OR_RETURN(sdk::OwnedTensor src,
+                       cx.NewTensor(stored, rows, cols, want == stored ? OXI_BUFFER_WEIGHTS : 0));
+  OXI_RETURN_IF_ERROR(cx.Write(src.t, data));
+  if (want == stored) return src;
+  OXI_ASSIGN_OR_RETURN(sdk::OwnedTensor out, cx.NewTensor(want, rows, cols, OXI_BUFFER_WEIGHTS));
+  OXI_RETURN_IF_ERROR(cx.Convert(src.t, out.t));
+  OXI_RETURN_IF_ERROR(cx.Sync());
+  return out;
 }
 
 }  // namespace
 
-oxi_dtype WeightStore::StorageFor(oxi_dtype stored) const {
-  if (storage_ == OXI_DTYPE_INVALID) {
-    return stored == OXI_DTYPE_F16 || stored == OXI_DTYPE_BF16 ? stored : OXI_DTYPE_F32;
-  }
-  return storage_;
-}
-
-absl::StatusOr<WeightStore> WeightStore::Open(const std::string& component_dir, oxi_dtype storage) {
+sdk::StatusOr<ComponentWeights> ComponentWeights::Open(const std::string& dir,
+                                                       const sdk::Compute* cx,
+                                                       oxi_dtype matrix_dtype, bool use_mmap) {
+  // The .fp16 variants are not the host's default names: the file (or the
+  // sharded index) is opened by its path.
   static const char* kNames[] = {
       "diffusion_pytorch_model.safetensors",
       "diffusion_pytorch_model.safetensors.index.json",
       "model.safetensors",
       "model.safetensors.index.json",
       "diffusion_pytorch_model.fp16.safetensors",
-      "model.fp16.safetensors",
       "diffusion_pytorch_model.fp16.safetensors.index.json",
+      "model.fp16.safetensors",
       "model.fp16.safetensors.index.json",
   };
+  std::string path;
   for (const char* name : kNames) {
-    const std::string path = component_dir + "/" + name;
-    if (!FileExists(path)) continue;
-    absl::StatusOr<ModelWeights> w = ModelWeights::Open(path);
-    if (!w.ok()) return w.status();
-    WeightStore store;
-    store.source_ = path;
-    store.storage_ = storage;
-    store.weights_ = std::make_shared<ModelWeights>(*std::move(w));
-    return store;
-  }
-  return absl::NotFoundError(
-      absl::StrCat("no safetensors weights in ", component_dir,
-                   " (looked for diffusion_pytorch_model[.fp16].safetensors and "
-                   "model[.fp16].safetensors)"));
-}
-
-const TensorInfo* WeightStore::Resolve(const std::string& name, std::string* resolved) const {
-  std::vector<std::string> candidates = {name, "text_model." + name};
-  // Old VAE attention names.
-  const std::string old = absl::StrReplaceAll(name, {{".to_q.", ".query."},
-                                                     {".to_k.", ".key."},
-                                                     {".to_v.", ".value."},
-                                                     {".to_out.0.", ".proj_attn."}});
-  if (old != name) candidates.push_back(old);
-  for (const std::string& c : candidates) {
-    const TensorInfo* info = weights_->Find(c);
-    if (info != nullptr) {
-      if (resolved != nullptr) *resolved = c;
-      return info;
-    }
-  }
-  return nullptr;
-}
-
-absl::StatusOr<std::vector<float>> WeightStore::Floats(const std::string& name,
-                                                       std::vector<int64_t>* shape) const {
-  std::string real;
-  const TensorInfo* info = Resolve(name, &real);
-  if (info == nullptr) {
-    return absl::NotFoundError(absl::StrCat("tensor ", name, " not found in ", source_));
-  }
-  absl::StatusOr<Tensor> t = weights_->GetTensor(real);
-  if (!t.ok()) return t.status();
-  std::vector<float> out(static_cast<size_t>(info->numel));
-  const void* data = t->data();
-  switch (info->dtype) {
-    case OXI_DTYPE_F32:
-      std::memcpy(out.data(), data, out.size() * sizeof(float));
-      break;
-    case OXI_DTYPE_F16: {
-      const uint16_t* h = static_cast<const uint16_t*>(data);
-      for (size_t i = 0; i < out.size(); ++i) out[i] = oxi_f16_to_f32(h[i]);
+    if (sdk::FileExists(dir + "/" + name)) {
+      path = dir + "/" + name;
       break;
     }
-    case OXI_DTYPE_BF16: {
-      const uint16_t* h = static_cast<const uint16_t*>(data);
-      for (size_t i = 0; i < out.size(); ++i) out[i] = oxi_bf16_to_f32(h[i]);
-      break;
-    }
-    default:
-      return absl::InvalidArgumentError(absl::StrCat("tensor ", real, " in ", source_, " is ",
-                                                     oxi_dtype_name(info->dtype),
-                                                     ", expected f32, f16 or bf16"));
   }
-  if (shape != nullptr) *shape = info->shape;
-  // The copy is what the model keeps: the mapped bytes leave memory now, so
-  // loading peaks at the copies, not the copies plus the files.
-  weights_->Release(real);
-  return out;
+  if (path.empty()) {
+    return sdk::NotFoundError(
+        sdk::StrCat("no safetensors weights in ", dir,
+                    " (looked for diffusion_pytorch_model[.fp16].safetensors and "
+                    "model[.fp16].safetensors, or their .index.json)"));
+  }
+  ComponentWeights w;
+  OXI_ASSIGN_OR_RETURN(w.weights_, sdk::Weights::Open(path, use_mmap));
+  w.cx_ = cx;
+  w.matrix_dtype_ = matrix_dtype;
+  w.source_ = w.weights_.source().empty() ? path : w.weights_.source();
+  return w;
 }
 
-absl::StatusOr<Linear> WeightStore::GetLinear(const std::string& prefix) const {
-  std::vector<int64_t> shape;
-  absl::StatusOr<std::vector<float>> w = Floats(prefix + ".weight", &shape);
-  if (!w.ok()) return w.status();
-  const bool ok_shape = shape.size() == 2 || (shape.size() == 4 && shape[2] == 1 && shape[3] == 1);
-  if (!ok_shape) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(prefix, ".weight has shape ", ShapeString(shape), ", expected a matrix"));
+const oxi_weight_tensor* ComponentWeights::Resolve(const std::string& name) const {
+  if (const oxi_weight_tensor* t = weights_.Find(name)) return t;
+  if (const oxi_weight_tensor* t = weights_.Find("text_model." + name)) return t;
+  std::string old = ReplaceAll(name, ".to_q.", ".query.");
+  old = ReplaceAll(old, ".to_k.", ".key.");
+  old = ReplaceAll(old, ".to_v.", ".value.");
+  old = ReplaceAll(old, ".to_out.0.", ".proj_attn.");
+  return old != name ? weights_.Find(old) : nullptr;
+}
+
+sdk::StatusOr<const oxi_weight_tensor*> ComponentWeights::Get(const std::string& name) const {
+  const oxi_weight_tensor* t = Resolve(name);
+  if (t == nullptr) return sdk::NotFoundError(sdk::StrCat(source_, ": no tensor ", name));
+  if (!sdk::IsFloatType(t->dtype)) {
+    return sdk::UnimplementedError(sdk::StrCat(source_, ": tensor ", t->name, " has dtype ",
+                                               oxi_dtype_name(static_cast<oxi_dtype>(t->dtype)),
+                                               " (expected f32, f16 or bf16)"));
+  }
+  return t;
+}
+
+sdk::StatusOr<std::vector<float>> ComponentWeights::Floats(const std::string& name) const {
+  OXI_ASSIGN_OR_RETURN(const oxi_weight_tensor* t, Get(name));
+  std::vector<float> v(static_cast<size_t>(sdk::NumElements(*t)));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = sdk::LoadFloat(t->data, t->dtype, i);
+  weights_.Release(t);  // the copy is what stays
+  return v;
+}
+
+sdk::StatusOr<sdk::OwnedTensor> ComponentWeights::LoadF32(const std::string& name,
+                                                          int64_t n) const {
+  OXI_ASSIGN_OR_RETURN(std::vector<float> v, Floats(name));
+  if (static_cast<int64_t>(v.size()) != n) {
+    return sdk::InvalidArgumentError(
+        sdk::StrCat(source_, ": tensor ", name, " has ", v.size(), " values, expected ", n));
+  }
+  return cx_->Upload(v);
+}
+
+sdk::StatusOr<sdk::OwnedTensor> ComponentWeights::LoadBias(const std::string& name,
+                                                           int64_t n) const {
+  if (!Has(name)) return sdk::OwnedTensor();
+  return LoadF32(name, n);
+}
+
+sdk::StatusOr<sdk::OwnedTensor> ComponentWeights::LoadMatrix(const std::string& name, int64_t rows,
+                                                             int64_t cols) const {
+  OXI_ASSIGN_OR_RETURN(const oxi_weight_tensor* t, Get(name));
+  if (t->ndim != 2 || t->shape[0] != rows || t->shape[1] != cols) {
+    return sdk::InvalidArgumentError(sdk::StrCat(source_, ": tensor ", t->name, " has shape ",
+                                                 sdk::ShapeString(*t), ", expected [", rows, ", ",
+                                                 cols, "]"));
+  }
+  return cx_->LoadWeight(weights_, t, rows, cols, Want(t));
+}
+
+sdk::StatusOr<Linear> ComponentWeights::LoadLinear(const std::string& prefix) const {
+  OXI_ASSIGN_OR_RETURN(const oxi_weight_tensor* t, Get(prefix + ".weight"));
+  const bool matrix = t->ndim == 2 || (t->ndim == 4 && t->shape[2] == 1 && t->shape[3] == 1);
+  if (!matrix) {
+    return sdk::InvalidArgumentError(sdk::StrCat(source_, ": tensor ", t->name, " has shape ",
+                                                 sdk::ShapeString(*t), ", expected a matrix"));
   }
   Linear l;
-  l.out = shape[0];
-  l.in = shape[1];
-  l.w = *std::move(w);
-  if (Has(prefix + ".bias")) {
-    absl::StatusOr<std::vector<float>> b = Floats(prefix + ".bias", &shape);
-    if (!b.ok()) return b.status();
-    if (static_cast<int64_t>(b->size()) != l.out) {
-      return absl::InvalidArgumentError(absl::StrCat(prefix, ".bias has the wrong size"));
-    }
-    l.b = *std::move(b);
-  }
-  l.StoreAs(StorageFor(Resolve(prefix + ".weight")->dtype));
+  l.out = t->shape[0];
+  l.in = t->shape[1];
+  OXI_ASSIGN_OR_RETURN(l.w, cx_->LoadWeight(weights_, t, l.out, l.in, Want(t)));
+  OXI_ASSIGN_OR_RETURN(l.bias, LoadBias(prefix + ".bias", l.out));
   return l;
 }
 
-absl::StatusOr<Conv> WeightStore::GetConv(const std::string& prefix, int64_t stride,
-                                          int64_t pad) const {
-  std::vector<int64_t> shape;
-  absl::StatusOr<std::vector<float>> w = Floats(prefix + ".weight", &shape);
-  if (!w.ok()) return w.status();
-  if (shape.size() != 4) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(prefix, ".weight has shape ", ShapeString(shape), ", expected 4-D"));
+sdk::StatusOr<Conv> ComponentWeights::LoadConv(const std::string& prefix, int64_t stride,
+                                               int64_t pad) const {
+  OXI_ASSIGN_OR_RETURN(const oxi_weight_tensor* t, Get(prefix + ".weight"));
+  if (t->ndim != 4 || t->shape[2] < 1 || t->shape[3] < 1) {
+    return sdk::InvalidArgumentError(sdk::StrCat(source_, ": tensor ", t->name, " has shape ",
+                                                 sdk::ShapeString(*t), ", expected 4-D"));
   }
   Conv c;
-  const int64_t co = shape[0], ci = shape[1], kh = shape[2], kw = shape[3];
-  c.kh = kh;
-  c.kw = kw;
+  c.cout = t->shape[0];
+  c.cin = t->shape[1];
+  c.kh = t->shape[2];
+  c.kw = t->shape[3];
   c.stride = stride;
   c.pad = pad;
-  c.cin = ci;
-  c.lin.out = co;
-  c.lin.in = kh * kw * ci;
-  c.lin.w.resize(static_cast<size_t>(co * kh * kw * ci));
-  for (int64_t o = 0; o < co; ++o)
-    for (int64_t i = 0; i < ci; ++i)
-      for (int64_t y = 0; y < kh; ++y)
-        for (int64_t x = 0; x < kw; ++x)
-          c.lin.w[((o * kh + y) * kw + x) * ci + i] = (*w)[((o * ci + i) * kh + y) * kw + x];
-  if (Has(prefix + ".bias")) {
-    absl::StatusOr<std::vector<float>> b = Floats(prefix + ".bias");
-    if (!b.ok()) return b.status();
-    c.lin.b = *std::move(b);
+  const int64_t k = c.kh * c.kw * c.cin;
+  if (c.kh == 1 && c.kw == 1) {
+    OXI_ASSIGN_OR_RETURN(c.w, cx_->LoadWeight(weights_, t, c.cout, k, Want(t)));
+  } else {
+    // [o][ci][ky][kx] -> [o][ky][kx][ci], element bytes moved as they are.
+    const oxi_dtype stored = static_cast<oxi_dtype>(t->dtype);
+    const size_t es = static_cast<size_t>(oxi_dtype_block_bytes(stored));
+    if (t->size != static_cast<uint64_t>(c.cout * k) * es) {
+      return sdk::InvalidArgumentError(
+          sdk::StrCat(source_, ": tensor ", t->name, " holds ", t->size, " bytes"));
+    }
+    std::vector<uint8_t> reordered(t->size);
+    const uint8_t* src = static_cast<const uint8_t*>(t->data);
+    const int64_t taps = c.kh * c.kw;
+    sdk::ParallelFor(sdk::Host(), c.cout, 1, [&](int64_t begin, int64_t end, int32_t) {
+      for (int64_t o = begin; o < end; ++o) {
+        for (int64_t i = 0; i < c.cin; ++i) {
+          for (int64_t tap = 0; tap < taps; ++tap) {
+            std::memcpy(&reordered[((o * taps + tap) * c.cin + i) * es],
+                        src + ((o * c.cin + i) * taps + tap) * es, es);
+          }
+        }
+      }
+    });
+    auto w = UploadMatrix(*cx_, reordered.data(), stored, c.cout, k, Want(t));
+    if (!w.ok()) return w.status().WithContext(sdk::StrCat("loading ", t->name));
+    c.w = std::move(*w);
+    weights_.Release(t);
   }
-  c.lin.StoreAs(StorageFor(Resolve(prefix + ".weight")->dtype));
+  OXI_ASSIGN_OR_RETURN(c.bias, LoadBias(prefix + ".bias", c.cout));
   return c;
 }
 
-absl::StatusOr<Norm> WeightStore::GetNorm(const std::string& prefix, float eps,
-                                          int64_t groups) const {
+sdk::StatusOr<Norm> ComponentWeights::LoadNorm(const std::string& prefix, float eps,
+                                               int32_t groups) const {
+  OXI_ASSIGN_OR_RETURN(const oxi_weight_tensor* g, Get(prefix + ".weight"));
   Norm n;
-  absl::StatusOr<std::vector<float>> g = Floats(prefix + ".weight");
-  if (!g.ok()) return g.status();
-  n.gamma = *std::move(g);
-  if (Has(prefix + ".bias")) {
-    absl::StatusOr<std::vector<float>> b = Floats(prefix + ".bias");
-    if (!b.ok()) return b.status();
-    n.beta = *std::move(b);
-  } else {
-    n.beta.assign(n.gamma.size(), 0.f);
-  }
-  n.eps = eps;
+  n.dim = sdk::NumElements(*g);
   n.groups = groups;
+  n.eps = eps;
+  OXI_ASSIGN_OR_RETURN(n.gamma, LoadF32(prefix + ".weight", n.dim));
+  OXI_ASSIGN_OR_RETURN(n.beta, LoadBias(prefix + ".bias", n.dim));
   return n;
 }
 

@@ -1,71 +1,57 @@
 // diffusers' UNet2DConditionModel as Stable Diffusion 1.x / 2.x use it:
-// sinusoidal timestep embedding, ResNet blocks, spatial transformers
-// (self-attention, cross-attention on the text, GEGLU feed-forward),
-// stride-2 downsampling, nearest upsampling and skip connections.
-// Activations are channels-last: [batch][h][w][c].
+// sinusoidal timestep embedding and its MLP, ResNet blocks, spatial
+// transformers, stride-2 downsampling, nearest upsampling and skip
+// connections, on channels-last activations with any batch (conditional and
+// unconditional images together).
 #ifndef OXINFER_PLUGINS_MODELS_SD_UNET_H_
 #define OXINFER_PLUGINS_MODELS_SD_UNET_H_
 
 #include <string>
 #include <vector>
 
-#include "absl/status/statusor.h"
-#include "plugins/models/sd/sd_ops.h"
+#include "oxinfer/sdk/status.hpp"
+#include "plugins/models/sd/activations.h"
+#include "plugins/models/sd/layers.h"
+#include "plugins/models/sd/resnet_block.h"
+#include "plugins/models/sd/spatial_transformer.h"
 
 namespace oxinfer {
 namespace sd {
 
-class WeightStore;
-
-// ResnetBlock2D (time embedding optional: the VAE's have none).
-struct ResBlock {
-  Norm n1, n2;
-  Conv c1, c2;
-  bool has_temb = false;
-  Linear temb;
-  bool has_shortcut = false;
-  Conv shortcut;
-  absl::Status Load(const WeightStore& w, const std::string& p, int64_t groups, float eps);
-  // temb: [x.n][temb_dim] or null.
-  absl::Status Forward(const Ops& ops, const Act& x, const Act* temb, Act* out) const;
-};
-
 class UNet {
  public:
-  // weight_dtype: as WeightStore::Open's storage.
-  static absl::StatusOr<UNet> Load(const std::string& dir, oxi_dtype weight_dtype = OXI_DTYPE_F32);
+  // dir: unet/ with config.json and the weights (matrix_dtype as
+  // ComponentWeights::Open's).
+  sdk::Status Load(const std::string& dir, const sdk::Compute* cx, oxi_dtype matrix_dtype,
+                   bool use_mmap);
 
-  // sample [n][h][w][in_channels], one timestep for all, ctx [n][1][len][cross_dim].
-  absl::StatusOr<Act> Forward(const Ops& ops, const Act& sample, float timestep,
-                              const Act& ctx) const;
+  // sample [n][h][w][in_channels] at one timestep for all images, ctx
+  // [n][1][len][cross_dim] -> [n][h][w][out_channels].
+  sdk::StatusOr<Act> Forward(const Net& net, const Act& sample, float timestep,
+                             const Act& ctx) const;
 
   int64_t in_channels() const { return in_ch_; }
   int64_t cross_dim() const { return cross_dim_; }
+  int64_t sample_size() const { return sample_size_; }
   int64_t downscale() const { return int64_t{1} << (down_.size() - 1); }
 
  private:
-  struct TBlock {
-    Norm n1, n2, n3;
-    Linear q1, k1, v1, o1, q2, k2, v2, o2, ff1, ff2;
-  };
-  struct Transformer {
-    Norm gn;
-    Linear proj_in, proj_out;
-    std::vector<TBlock> blocks;
-    int64_t heads = 1;
-  };
   struct Block {
     std::vector<ResBlock> res;
-    std::vector<Transformer> attn;
+    std::vector<SpatialTransformer> attn;  // empty, or one per ResBlock
     bool has_sampler = false;
-    Conv sampler;
+    Conv sampler;  // down: stride-2 conv; up: conv after the 2x upsampling
   };
-  absl::Status LoadTransformer(const WeightStore& w, const std::string& p, int64_t heads,
-                               Transformer* t) const;
-  absl::Status TransformerForward(const Ops& ops, const Transformer& t, const Act& x,
-                                  const Act& ctx, Act* out) const;
+  sdk::StatusOr<Block> LoadBlock(const ComponentWeights& w, const std::string& p,
+                                 const std::string& type, bool down, int64_t layers, int64_t heads,
+                                 bool last) const;
+  // time_embedding(timestep) with SiLU applied: [n][1][1][temb_dim].
+  sdk::StatusOr<Act> TimeEmbedding(const Net& net, int64_t n, float timestep) const;
 
-  int64_t in_ch_ = 4, out_ch_ = 4, cross_dim_ = 768, groups_ = 32, c0_ = 320;
+  // Declared first, destroyed last: the layers' buffers may point into it.
+  sdk::Weights weights_;
+  int64_t in_ch_ = 4, out_ch_ = 4, cross_dim_ = 768, sample_size_ = 64, c0_ = 320;
+  int32_t groups_ = 32;
   float eps_ = 1e-5f;
   bool flip_sin_to_cos_ = true;
   double freq_shift_ = 0;
@@ -74,7 +60,7 @@ class UNet {
   Norm norm_out_;
   std::vector<Block> down_, up_;
   ResBlock mid_res0_, mid_res1_;
-  Transformer mid_attn_;
+  SpatialTransformer mid_attn_;
 };
 
 }  // namespace sd

@@ -2,102 +2,117 @@
 
 #include <utility>
 
-#include "absl/strings/str_cat.h"
 #include "plugins/models/sd/sd_config.h"
 #include "plugins/models/sd/sd_weights.h"
 
 namespace oxinfer {
 namespace sd {
 
-absl::StatusOr<VaeDecoder> VaeDecoder::Load(const std::string& dir, oxi_dtype weight_dtype) {
-  nlohmann::json cfg;
-  SD_ASSIGN(cfg, ReadJsonFile(dir + "/config.json"));
-  VaeDecoder v;
-  std::vector<int64_t> ch;
-  SD_ASSIGN(ch, GetIntList(cfg, "block_out_channels", 1));
-  int64_t layers = 2, groups = 32;
-  SD_ASSIGN(layers, GetInt(cfg, "layers_per_block", 2));
-  SD_ASSIGN(groups, GetInt(cfg, "norm_num_groups", 32));
-  SD_ASSIGN(v.latent_ch_, GetInt(cfg, "latent_channels", 4));
-  double sf = 0.18215;
-  SD_ASSIGN(sf, GetDouble(cfg, "scaling_factor", 0.18215));
-  v.scaling_factor_ = static_cast<float>(sf);
-  SD_ASSIGN(v.has_post_quant_, GetBool(cfg, "use_post_quant_conv", true));
-  if (cfg.contains("shift_factor") && !cfg["shift_factor"].is_null() &&
-      cfg["shift_factor"].get<double>() != 0.0) {
-    return absl::UnimplementedError(absl::StrCat(dir, ": shift_factor (not an SD 1.x/2.x VAE)"));
+sdk::Status VaeDecoder::Load(const std::string& dir, const sdk::Compute* cx, oxi_dtype matrix_dtype,
+                             bool use_mmap) {
+  OXI_ASSIGN_OR_RETURN(sdk::JsonDoc doc, ReadConfig(dir + "/config.json"));
+  const sdk::Json cfg = doc.root();
+  OXI_ASSIGN_OR_RETURN(std::vector<int64_t> ch, cfg["block_out_channels"].IntList());
+  OXI_ASSIGN_OR_RETURN(int64_t layers, cfg["layers_per_block"].IntOr(2));
+  OXI_ASSIGN_OR_RETURN(int64_t groups, cfg["norm_num_groups"].IntOr(32));
+  OXI_ASSIGN_OR_RETURN(latent_ch_, cfg["latent_channels"].IntOr(4));
+  OXI_ASSIGN_OR_RETURN(double sf, cfg["scaling_factor"].NumberOr(0.18215));
+  OXI_ASSIGN_OR_RETURN(has_post_quant_, cfg["use_post_quant_conv"].BoolOr(true));
+  OXI_ASSIGN_OR_RETURN(double shift, cfg["shift_factor"].NumberOr(0.0));
+  if (shift != 0.0) {
+    return sdk::UnimplementedError(dir + "/config.json: shift_factor (not an SD 1.x / 2.x VAE)");
   }
-  if (ch.empty()) return absl::InvalidArgumentError("vae: empty block_out_channels");
+  if (ch.empty() || ch.size() > 8 || layers < 1 || layers > 16 || groups < 1 || groups > 1024 ||
+      !(sf > 0)) {
+    return sdk::InvalidArgumentError(dir +
+                                     "/config.json: block_out_channels, layers_per_block, "
+                                     "norm_num_groups or scaling_factor out of range");
+  }
+  scaling_factor_ = static_cast<float>(sf);
+  const int32_t g = static_cast<int32_t>(groups);
   const float eps = 1e-6f;
-  WeightStore w;
-  SD_ASSIGN(w, WeightStore::Open(dir, weight_dtype));
-  if (v.has_post_quant_) SD_ASSIGN(v.post_quant_, w.GetConv("post_quant_conv", 1, 0));
-  SD_ASSIGN(v.conv_in_, w.GetConv("decoder.conv_in", 1, 1));
-  SD_RETURN_IF_ERROR(v.mid0_.Load(w, "decoder.mid_block.resnets.0.", groups, eps));
-  SD_RETURN_IF_ERROR(v.mid1_.Load(w, "decoder.mid_block.resnets.1.", groups, eps));
+  OXI_ASSIGN_OR_RETURN(ComponentWeights w, ComponentWeights::Open(dir, cx, matrix_dtype, use_mmap));
+  weights_ = w.weights();
+  if (has_post_quant_) {
+    OXI_ASSIGN_OR_RETURN(post_quant_, w.LoadConv("post_quant_conv", 1, 0));
+  }
+  OXI_ASSIGN_OR_RETURN(conv_in_, w.LoadConv("decoder.conv_in", 1, 1));
+  OXI_RETURN_IF_ERROR(mid0_.Load(w, "decoder.mid_block.resnets.0.", g, eps));
+  OXI_RETURN_IF_ERROR(mid1_.Load(w, "decoder.mid_block.resnets.1.", g, eps));
   const std::string a = "decoder.mid_block.attentions.0.";
-  SD_ASSIGN(v.attn_norm_, w.GetNorm(a + "group_norm", eps, groups));
-  SD_ASSIGN(v.q_, w.GetLinear(a + "to_q"));
-  SD_ASSIGN(v.k_, w.GetLinear(a + "to_k"));
-  SD_ASSIGN(v.v_, w.GetLinear(a + "to_v"));
-  SD_ASSIGN(v.o_, w.GetLinear(a + "to_out.0"));
+  OXI_ASSIGN_OR_RETURN(attn_norm_, w.LoadNorm(a + "group_norm", eps, g));
+  OXI_ASSIGN_OR_RETURN(q_, w.LoadLinear(a + "to_q"));
+  OXI_ASSIGN_OR_RETURN(k_, w.LoadLinear(a + "to_k"));
+  OXI_ASSIGN_OR_RETURN(v_, w.LoadLinear(a + "to_v"));
+  OXI_ASSIGN_OR_RETURN(o_, w.LoadLinear(a + "to_out.0"));
   for (size_t i = 0; i < ch.size(); ++i) {
     UpBlock b;
-    const std::string p = absl::StrCat("decoder.up_blocks.", i, ".");
+    const std::string p = sdk::StrCat("decoder.up_blocks.", i, ".");
     for (int64_t j = 0; j < layers + 1; ++j) {
       ResBlock r;
-      SD_RETURN_IF_ERROR(r.Load(w, absl::StrCat(p, "resnets.", j, "."), groups, eps));
+      OXI_RETURN_IF_ERROR(r.Load(w, sdk::StrCat(p, "resnets.", j, "."), g, eps));
       b.res.push_back(std::move(r));
     }
     b.has_up = i + 1 < ch.size();
-    if (b.has_up) SD_ASSIGN(b.up, w.GetConv(p + "upsamplers.0.conv", 1, 1));
-    v.up_.push_back(std::move(b));
+    if (b.has_up) {
+      OXI_ASSIGN_OR_RETURN(b.up, w.LoadConv(p + "upsamplers.0.conv", 1, 1));
+    }
+    up_.push_back(std::move(b));
   }
-  SD_ASSIGN(v.norm_out_, w.GetNorm("decoder.conv_norm_out", eps, groups));
-  SD_ASSIGN(v.conv_out_, w.GetConv("decoder.conv_out", 1, 1));
-  return v;
+  OXI_ASSIGN_OR_RETURN(norm_out_, w.LoadNorm("decoder.conv_norm_out", eps, g));
+  OXI_ASSIGN_OR_RETURN(conv_out_, w.LoadConv("decoder.conv_out", 1, 1));
+  const int64_t z_ch = has_post_quant_ ? post_quant_.cin : conv_in_.cin;
+  if (z_ch != latent_ch_) {
+    return sdk::InvalidArgumentError(sdk::StrCat(w.source(), ": the decoder takes ", z_ch,
+                                                 " channels, latent_channels is ", latent_ch_));
+  }
+  return sdk::OkStatus();
 }
 
-absl::StatusOr<Act> VaeDecoder::Decode(const Ops& ops, const Act& z) const {
-  if (z.c != latent_ch_) return absl::InvalidArgumentError("vae: wrong latent channel count");
-  Act h, tmp;
+sdk::StatusOr<Act> VaeDecoder::MidAttention(const Net& net, const Act& x) const {
+  Act q, k, v;
+  {
+    OXI_ASSIGN_OR_RETURN(Act g, net.GroupNorm(x, attn_norm_, /*silu=*/false));
+    g.SetImageShape(1, x.h * x.w);  // the pixels as one sequence per image
+    OXI_ASSIGN_OR_RETURN(q, net.Apply(g, q_));
+    OXI_ASSIGN_OR_RETURN(k, net.Apply(g, k_));
+    OXI_ASSIGN_OR_RETURN(v, net.Apply(g, v_));
+  }
+  OXI_ASSIGN_OR_RETURN(Act a, net.Attention(q, k, v, /*heads=*/1, /*causal=*/false));
+  q.Release(), k.Release(), v.Release();
+  OXI_ASSIGN_OR_RETURN(Act out, net.Apply(a, o_));
+  out.SetImageShape(x.h, x.w);
+  OXI_RETURN_IF_ERROR(net.AddInPlace(&out, x));
+  return out;
+}
+
+sdk::StatusOr<Act> VaeDecoder::Decode(const Net& net, const Act& z) const {
+  if (z.c != latent_ch_) {
+    return sdk::InvalidArgumentError(
+        sdk::StrCat("vae: latents of ", z.c, " channels, the decoder takes ", latent_ch_));
+  }
+  Act h;
   if (has_post_quant_) {
-    SD_RETURN_IF_ERROR(ops.Conv2d(z, post_quant_, &tmp));
-    SD_RETURN_IF_ERROR(ops.Conv2d(tmp, conv_in_, &h));
+    OXI_ASSIGN_OR_RETURN(Act p, net.Convolve(z, post_quant_));
+    OXI_ASSIGN_OR_RETURN(h, net.Convolve(p, conv_in_));
   } else {
-    SD_RETURN_IF_ERROR(ops.Conv2d(z, conv_in_, &h));
+    OXI_ASSIGN_OR_RETURN(h, net.Convolve(z, conv_in_));
   }
-  SD_RETURN_IF_ERROR(mid0_.Forward(ops, h, nullptr, &tmp));
-  h = std::move(tmp);
-  {  // Single-head self-attention over the pixels, with a residual.
-    Act g, q, k, v, a, o;
-    SD_RETURN_IF_ERROR(ops.GroupNorm(h, attn_norm_, /*silu=*/false, &g));
-    const int64_t hh = g.h, ww = g.w;
-    g.w = hh * ww;
-    g.h = 1;
-    SD_RETURN_IF_ERROR(ops.Apply(g, q_, &q));
-    SD_RETURN_IF_ERROR(ops.Apply(g, k_, &k));
-    SD_RETURN_IF_ERROR(ops.Apply(g, v_, &v));
-    SD_RETURN_IF_ERROR(ops.Attention(q, k, v, /*heads=*/1, /*causal=*/false, &a));
-    SD_RETURN_IF_ERROR(ops.Apply(a, o_, &o));
-    SD_RETURN_IF_ERROR(ops.AddInPlace(h.data(), o.data(), h.size()));
-  }
-  SD_RETURN_IF_ERROR(mid1_.Forward(ops, h, nullptr, &tmp));
-  h = std::move(tmp);
+  OXI_ASSIGN_OR_RETURN(h, mid0_.Forward(net, std::move(h), nullptr));
+  OXI_ASSIGN_OR_RETURN(h, MidAttention(net, h));
+  OXI_ASSIGN_OR_RETURN(h, mid1_.Forward(net, std::move(h), nullptr));
   for (const UpBlock& b : up_) {
     for (const ResBlock& r : b.res) {
-      SD_RETURN_IF_ERROR(r.Forward(ops, h, nullptr, &tmp));
-      h = std::move(tmp);
+      OXI_ASSIGN_OR_RETURN(h, r.Forward(net, std::move(h), nullptr));
     }
     if (b.has_up) {
-      SD_RETURN_IF_ERROR(ops.Conv2d(Ops::Upsample2x(h), b.up, &tmp));
-      h = std::move(tmp);
+      OXI_ASSIGN_OR_RETURN(Act up, net.Upsample2x(h));
+      h.Release();
+      OXI_ASSIGN_OR_RETURN(h, net.Convolve(up, b.up));
     }
   }
-  SD_RETURN_IF_ERROR(ops.GroupNorm(h, norm_out_, /*silu=*/true, &tmp));
-  Act out;
-  SD_RETURN_IF_ERROR(ops.Conv2d(tmp, conv_out_, &out));
-  return out;
+  OXI_RETURN_IF_ERROR(net.GroupNormInPlace(&h, norm_out_, /*silu=*/true));
+  return net.Convolve(h, conv_out_);
 }
 
 }  // namespace sd

@@ -1,27 +1,30 @@
 // The decoder half of diffusers' AutoencoderKL: post_quant_conv, conv_in, a
-// mid block (ResNet, single-head self-attention, ResNet), UpDecoderBlock2D
-// stages with nearest 2x upsampling, GroupNorm + SiLU + conv_out.
+// mid block (ResNet, single-head self-attention over the pixels, ResNet),
+// UpDecoderBlock2D stages with nearest 2x upsampling, GroupNorm + SiLU,
+// conv_out.
 #ifndef OXINFER_PLUGINS_MODELS_SD_VAE_DECODER_H_
 #define OXINFER_PLUGINS_MODELS_SD_VAE_DECODER_H_
 
 #include <string>
 #include <vector>
 
-#include "absl/status/statusor.h"
-#include "plugins/models/sd/sd_ops.h"
-#include "plugins/models/sd/unet.h"
+#include "oxinfer/sdk/status.hpp"
+#include "plugins/models/sd/activations.h"
+#include "plugins/models/sd/layers.h"
+#include "plugins/models/sd/resnet_block.h"
 
 namespace oxinfer {
 namespace sd {
 
 class VaeDecoder {
  public:
-  // weight_dtype: as WeightStore::Open's storage.
-  static absl::StatusOr<VaeDecoder> Load(const std::string& dir,
-                                         oxi_dtype weight_dtype = OXI_DTYPE_F32);
+  // dir: vae/ with config.json and the weights (matrix_dtype as
+  // ComponentWeights::Open's).
+  sdk::Status Load(const std::string& dir, const sdk::Compute* cx, oxi_dtype matrix_dtype,
+                   bool use_mmap);
 
   // Latents already divided by scaling_factor: [n][h][w][latent] -> [n][8h][8w][3].
-  absl::StatusOr<Act> Decode(const Ops& ops, const Act& z) const;
+  sdk::StatusOr<Act> Decode(const Net& net, const Act& z) const;
 
   float scaling_factor() const { return scaling_factor_; }
   int64_t latent_channels() const { return latent_ch_; }
@@ -33,6 +36,10 @@ class VaeDecoder {
     bool has_up = false;
     Conv up;
   };
+  sdk::StatusOr<Act> MidAttention(const Net& net, const Act& x) const;
+
+  // Declared first, destroyed last: the layers' buffers may point into it.
+  sdk::Weights weights_;
   float scaling_factor_ = 0.18215f;
   int64_t latent_ch_ = 4;
   bool has_post_quant_ = true;

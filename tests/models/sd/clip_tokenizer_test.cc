@@ -1,52 +1,51 @@
 // The CLIP tokenizer against transformers' CLIPTokenizer on the fixture
-// vocabularies (sd1 pads with <|endoftext|>, sd2 with "!").
+// vocabularies (sd1 pads with <|endoftext|>, sd2 with "!"), read through the
+// host's services as the plugin reads them.
 #include "plugins/models/sd/clip_tokenizer.h"
 
-#include <fstream>
-#include <sstream>
-
+#include "core/host_services.h"
 #include "gtest/gtest.h"
-#include "nlohmann/json.hpp"
+#include "oxinfer/sdk/common.hpp"
+#include "oxinfer/sdk/json.hpp"
+#include "tests/models/sd/fixture.h"
 
 namespace oxinfer {
 namespace sd {
 namespace {
 
-constexpr char kTestdata[] = "tests/models/sd/testdata";
+using testing::Testdata;
 
 class ClipTokenizerTest : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(ClipTokenizerTest, MatchesTransformers) {
   const std::string model = GetParam();
-  absl::StatusOr<ClipTokenizer> tok =
-      ClipTokenizer::Load(std::string(kTestdata) + "/" + model + "/tokenizer");
-  ASSERT_TRUE(tok.ok()) << tok.status();
+  auto tok = ClipTokenizer::Load(Testdata() + "/" + model + "/tokenizer");
+  ASSERT_TRUE(tok.ok()) << tok.status().message();
   EXPECT_EQ(tok->max_length(), 77);
-  std::ifstream in(std::string(kTestdata) + "/tokenizer_cases_" + model + ".json");
-  ASSERT_TRUE(in) << "missing tokenizer cases";
-  std::stringstream ss;
-  ss << in.rdbuf();
-  nlohmann::json cases = nlohmann::json::parse(ss.str());
-  ASSERT_GT(cases.size(), 10u);
-  for (const auto& c : cases) {
-    const std::string text = c["text"].get<std::string>();
-    const std::vector<int32_t> want = c["ids"].get<std::vector<int32_t>>();
-    EXPECT_EQ(tok->Encode(text), want) << "text: '" << text << "'";
+  auto cases = sdk::JsonDoc::FromFile(Testdata() + "/tokenizer_cases_" + model + ".json");
+  ASSERT_TRUE(cases.ok()) << cases.status().message();
+  ASSERT_GT(cases->root().size(), 10);
+  for (const sdk::Json& c : cases->root().Children()) {
+    auto text = c["text"].String();
+    auto ids = c["ids"].IntList();
+    ASSERT_TRUE(text.ok() && ids.ok());
+    const std::vector<int32_t> want(ids->begin(), ids->end());
+    EXPECT_EQ(tok->Encode(*text), want) << "text: '" << *text << "'";
   }
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, ClipTokenizerTest, ::testing::Values("sd1", "sd2"));
 
-TEST(ClipTokenizerLoadTest, MissingFolderIsAnError) {
-  absl::StatusOr<ClipTokenizer> tok = ClipTokenizer::Load("/nonexistent/tokenizer");
-  EXPECT_FALSE(tok.ok());
+TEST(ClipTokenizerLoadTest, MissingFolderIsAnErrorNamingIt) {
+  auto tok = ClipTokenizer::Load("/nonexistent/tokenizer");
+  ASSERT_FALSE(tok.ok());
+  EXPECT_NE(tok.status().message().find("/nonexistent/tokenizer"), std::string::npos)
+      << tok.status().message();
 }
 
 TEST(ClipTokenizerLoadTest, PadTokens) {
-  absl::StatusOr<ClipTokenizer> sd1 =
-      ClipTokenizer::Load(std::string(kTestdata) + "/sd1/tokenizer");
-  absl::StatusOr<ClipTokenizer> sd2 =
-      ClipTokenizer::Load(std::string(kTestdata) + "/sd2/tokenizer");
+  auto sd1 = ClipTokenizer::Load(Testdata() + "/sd1/tokenizer");
+  auto sd2 = ClipTokenizer::Load(Testdata() + "/sd2/tokenizer");
   ASSERT_TRUE(sd1.ok() && sd2.ok());
   EXPECT_EQ(sd1->pad_id(), sd1->eos_id());
   EXPECT_EQ(sd2->pad_id(), 0);  // "!" is the first byte symbol.
@@ -55,3 +54,9 @@ TEST(ClipTokenizerLoadTest, PadTokens) {
 }  // namespace
 }  // namespace sd
 }  // namespace oxinfer
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  oxinfer::sdk::HostSlot() = oxinfer::HostServices();
+  return RUN_ALL_TESTS();
+}

@@ -1,94 +1,52 @@
-// The SD model plugin and the PNG codec plugin loaded as the host loads them:
-// probe and open the tiny fixture pipeline, generate an image through the
-// generate_image entry, write it as PNG, read it back.
-#include <dlfcn.h>
-
-#include <cstdio>
+// The SD model plugin as the host loads it (the real registry), on the
+// backend named on the command line: probe, open, info, generation end to end
+// through generate_image, the same seed bit for bit, cancellation from the
+// progress callback, and bad requests refused with messages.
+#include <cmath>
 #include <cstring>
-#include <fstream>
 #include <string>
 #include <vector>
 
-#include "core/host_services.h"
 #include "gtest/gtest.h"
-#include "oxinfer/plugin_abi.h"
+#include "oxinfer/model_abi.h"
+#include "tests/models/sd/backend_arg.h"
+#include "tests/support/test_backends.h"
 
 namespace oxinfer {
 namespace {
 
-constexpr char kSdPlugin[] = "plugins/models/sd/liboxinfer_sd.so";
-constexpr char kPngPlugin[] = "plugins/codecs/png/liboxinfer_png.so";
-constexpr char kModel[] = "tests/models/sd/testdata/sd2";
+using oxinfer::testing::Runfile;
 
-const void* LoadInterface(const char* path, int32_t kind) {
-  void* h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-  if (h == nullptr) {
-    ADD_FAILURE() << dlerror();
-    return nullptr;
-  }
-  auto entry = reinterpret_cast<oxi_plugin_entry_fn>(dlsym(h, OXI_ENTRY_SYMBOL));
-  if (entry == nullptr) {
-    ADD_FAILURE() << "no entry in " << path;
-    return nullptr;
-  }
-  const oxi_plugin* p = entry();
-  EXPECT_EQ(p->abi_major, static_cast<uint32_t>(OXI_ABI_MAJOR));
-  EXPECT_EQ(p->kind, kind);
-  char reason[256] = {0};
-  EXPECT_GT(p->score(HostServices(), reason, sizeof(reason)), 0) << reason;
-  return p->get_interface(HostServices(), reason, sizeof(reason));
+const std::string kPlugin = "plugins/models/sd/liboxinfer_sd.so";
+const std::string kModels = "tests/models/sd/testdata";
+
+const oxi_model_iface* Sd() {
+  static const oxi_model_iface* sd = [] {
+    auto iface = oxinfer::testing::LoadModelPlugin(Runfile(kPlugin));
+    EXPECT_TRUE(iface.ok()) << iface.status();
+    return iface.ok() ? *iface : nullptr;
+  }();
+  return sd;
 }
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+// The sd2 fixture pipeline opened on the test backend, once.
+oxi_model* Model() {
+  static oxi_model* model = [] {
+    oxi_model_open_params params{};
+    params.struct_size = sizeof(params);
+    const std::string dir = Runfile(kModels + "/sd2");
+    params.model_dir = dir.c_str();
+    params.backend = sd::testing::TestBackendIface();
+    params.use_mmap = 1;
+    oxi_model* m = nullptr;
+    char error[512] = {0};
+    EXPECT_EQ(Sd()->open(&params, &m, error, sizeof(error)), OXI_OK) << error;
+    return m;
+  }();
+  return model;
 }
 
-TEST(SdPluginTest, ProbeRecognisesDiffusersFoldersOnly) {
-  auto* sd = static_cast<const oxi_model_iface*>(LoadInterface(kSdPlugin, OXI_PLUGIN_MODEL));
-  ASSERT_NE(sd, nullptr);
-  char reason[256] = {0};
-  EXPECT_GT(sd->probe(kModel, "", reason, sizeof(reason)), 0) << reason;
-  EXPECT_EQ(sd->probe("tests/models/sd/testdata/sd1/unet", "{}", reason, sizeof(reason)), 0);
-  EXPECT_NE(std::string(reason).find("model_index.json"), std::string::npos) << reason;
-}
-
-TEST(SdPluginTest, OpenFailsClearlyOnABrokenFolder) {
-  auto* sd = static_cast<const oxi_model_iface*>(LoadInterface(kSdPlugin, OXI_PLUGIN_MODEL));
-  ASSERT_NE(sd, nullptr);
-  oxi_model_open_params params{};
-  params.struct_size = sizeof(params);
-  params.model_dir = "tests/models/sd/testdata/no_such_model";
-  oxi_model* model = nullptr;
-  char error[512] = {0};
-  EXPECT_NE(sd->open(&params, &model, error, sizeof(error)), OXI_OK);
-  EXPECT_EQ(model, nullptr);
-  EXPECT_NE(std::string(error).find("model_index.json"), std::string::npos) << error;
-}
-
-TEST(SdPluginTest, GeneratesAPngAndReadsItBack) {
-  auto* sd = static_cast<const oxi_model_iface*>(LoadInterface(kSdPlugin, OXI_PLUGIN_MODEL));
-  auto* png = static_cast<const oxi_codec_iface*>(LoadInterface(kPngPlugin, OXI_PLUGIN_CODEC));
-  ASSERT_NE(sd, nullptr);
-  ASSERT_NE(png, nullptr);
-  ASSERT_TRUE(OXI_HAS_FIELD(sd, oxi_model_iface, generate_image));
-
-  oxi_model_open_params params{};
-  params.struct_size = sizeof(params);
-  params.model_dir = kModel;
-  params.backend = nullptr;  // the plugin's portable fallbacks
-  std::vector<std::string> loaded;
-  params.progress = [](void* ctx, double done, double total, const char* what) {
-    static_cast<std::vector<std::string>*>(ctx)->push_back(what);
-    EXPECT_LE(done, total);
-  };
-  params.progress_ctx = &loaded;
-  oxi_model* model = nullptr;
-  char error[512] = {0};
-  ASSERT_EQ(sd->open(&params, &model, error, sizeof(error)), OXI_OK) << error;
-  EXPECT_EQ(loaded.size(), 5u);
-  EXPECT_EQ(sd->forward(model, nullptr, 0, nullptr, error, sizeof(error)), OXI_UNIMPLEMENTED);
-
+oxi_image_request Request() {
   oxi_image_request req{};
   req.struct_size = sizeof(req);
   req.prompt = "a red fox in a snowy forest";
@@ -99,57 +57,158 @@ TEST(SdPluginTest, GeneratesAPngAndReadsItBack) {
   req.width = 64;
   req.height = 64;
   req.seed = 7;
-  std::vector<int> progress;
-  req.progress = [](void* ctx, int32_t step, int32_t) {
-    static_cast<std::vector<int>*>(ctx)->push_back(step);
-  };
-  req.progress_ctx = &progress;
+  return req;
+}
+
+struct Generated {
+  int32_t rc = OXI_UNKNOWN;
+  std::string error;
+  std::vector<uint8_t> pixels;
+  int width = 0, height = 0, channels = 0;
+};
+
+Generated Generate(const oxi_image_request& req) {
+  Generated g;
   oxi_image img{};
   img.struct_size = sizeof(img);
-  ASSERT_EQ(sd->generate_image(model, &req, &img, error, sizeof(error)), OXI_OK) << error;
-  EXPECT_EQ(progress, (std::vector<int>{1, 2, 3}));
-  ASSERT_EQ(img.width, 64);
-  ASSERT_EQ(img.height, 64);
-  ASSERT_EQ(img.channels, 3);
-
-  // Same seed, same image, bit for bit.
-  oxi_image again{};
-  again.struct_size = sizeof(again);
-  req.progress = nullptr;
-  ASSERT_EQ(sd->generate_image(model, &req, &again, error, sizeof(error)), OXI_OK) << error;
-  EXPECT_EQ(std::memcmp(img.pixels, again.pixels, 64 * 64 * 3), 0);
-  sd->free_image(&again);
-
-  uint8_t* bytes = nullptr;
-  size_t n = 0;
-  ASSERT_EQ(png->encode_image(&img, "png", &bytes, &n, error, sizeof(error)), OXI_OK) << error;
-  const char* tmp = std::getenv("TEST_TMPDIR");
-  const std::string path = std::string(tmp ? tmp : "/tmp") + "/sd_fox.png";
-  {
-    std::ofstream out(path, std::ios::binary);
-    out.write(reinterpret_cast<const char*>(bytes), static_cast<std::streamsize>(n));
+  char error[512] = {0};
+  g.rc = Sd()->generate_image(Model(), &req, &img, error, sizeof(error));
+  g.error = error;
+  if (g.rc == OXI_OK) {
+    g.width = img.width, g.height = img.height, g.channels = img.channels;
+    g.pixels.assign(img.pixels, img.pixels + static_cast<size_t>(img.width) * img.height * 3);
+    Sd()->free_image(&img);
   }
-  png->free_buffer(bytes);
-  const std::string file = ReadFile(path);
-  oxi_image back{};
-  back.struct_size = sizeof(back);
-  ASSERT_EQ(png->decode_image(reinterpret_cast<const uint8_t*>(file.data()), file.size(), &back,
-                              error, sizeof(error)),
-            OXI_OK)
-      << error;
-  EXPECT_EQ(back.width, 64);
-  EXPECT_EQ(back.height, 64);
-  EXPECT_EQ(back.channels, 3);
-  EXPECT_EQ(std::memcmp(back.pixels, img.pixels, 64 * 64 * 3), 0);
-  png->free_image(&back);
+  return g;
+}
 
-  req.sampler = "ddim";
-  EXPECT_EQ(sd->generate_image(model, &req, &again, error, sizeof(error)), OXI_INVALID_ARGUMENT);
-  EXPECT_NE(std::string(error).find("sampler"), std::string::npos) << error;
+TEST(SdPluginTest, ProbeRecognisesDiffusersFoldersOnly) {
+  ASSERT_NE(Sd(), nullptr);
+  char reason[256] = {0};
+  EXPECT_GT(Sd()->probe(Runfile(kModels + "/sd2").c_str(), "", reason, sizeof(reason)), 0)
+      << reason;
+  EXPECT_EQ(Sd()->probe(Runfile(kModels + "/sd1/unet").c_str(), "{}", reason, sizeof(reason)), 0);
+  EXPECT_NE(std::string(reason).find("model_index.json"), std::string::npos) << reason;
+  const char* other = R"({"_class_name": "StableDiffusionXLPipeline", "unet": []})";
+  EXPECT_EQ(Sd()->probe(Runfile(kModels + "/sd2").c_str(), other, reason, sizeof(reason)), 0);
+  EXPECT_NE(std::string(reason).find("StableDiffusionXLPipeline"), std::string::npos) << reason;
+}
 
-  sd->free_image(&img);
-  sd->close(model);
+TEST(SdPluginTest, OpenFailsClearly) {
+  ASSERT_NE(Sd(), nullptr);
+  oxi_model_open_params params{};
+  params.struct_size = sizeof(params);
+  const std::string missing = Runfile(kModels + "/no_such_model");
+  params.model_dir = missing.c_str();
+  params.backend = sd::testing::TestBackendIface();
+  oxi_model* model = nullptr;
+  char error[512] = {0};
+  EXPECT_NE(Sd()->open(&params, &model, error, sizeof(error)), OXI_OK);
+  EXPECT_EQ(model, nullptr);
+  EXPECT_NE(std::string(error).find("model_index.json"), std::string::npos) << error;
+
+  const std::string dir = Runfile(kModels + "/sd2");
+  params.model_dir = dir.c_str();
+  params.backend = nullptr;
+  EXPECT_EQ(Sd()->open(&params, &model, error, sizeof(error)), OXI_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(error).find("backend"), std::string::npos) << error;
+}
+
+TEST(SdPluginTest, InfoAndEntries) {
+  ASSERT_NE(Model(), nullptr);
+  EXPECT_EQ(Sd()->forward, nullptr);  // a text-to-image model has no logits
+  ASSERT_NE(Sd()->generate_image, nullptr);
+  oxi_model_info info{};
+  info.struct_size = sizeof(info);
+  ASSERT_EQ(Sd()->info(Model(), &info), OXI_OK);
+  EXPECT_EQ(info.capabilities, OXI_MODEL_IMAGE_OUTPUT);
+  EXPECT_STREQ(info.family, "sd");
+  EXPECT_EQ(info.context_length, 77);
+}
+
+TEST(SdPluginTest, GeneratesReproduciblyWithProgress) {
+  ASSERT_NE(Model(), nullptr);
+  oxi_image_request req = Request();
+  std::vector<int> steps;
+  req.progress = [](void* ctx, int32_t step, int32_t total) {
+    EXPECT_EQ(total, 3);
+    static_cast<std::vector<int>*>(ctx)->push_back(step);
+    return 0;
+  };
+  req.progress_ctx = &steps;
+  const Generated a = Generate(req);
+  ASSERT_EQ(a.rc, OXI_OK) << a.error;
+  EXPECT_EQ(steps, (std::vector<int>{1, 2, 3}));
+  EXPECT_EQ(a.width, 64);
+  EXPECT_EQ(a.height, 64);
+  EXPECT_EQ(a.channels, 3);
+  int distinct = 0;
+  for (size_t i = 1; i < a.pixels.size(); ++i) distinct += a.pixels[i] != a.pixels[0];
+  EXPECT_GT(distinct, 100) << "a flat image";
+
+  req.progress = nullptr;
+  const Generated b = Generate(req);
+  ASSERT_EQ(b.rc, OXI_OK) << b.error;
+  EXPECT_EQ(a.pixels, b.pixels);  // same seed, same image, bit for bit
+
+  req.seed = 8;
+  const Generated c = Generate(req);
+  ASSERT_EQ(c.rc, OXI_OK) << c.error;
+  EXPECT_NE(a.pixels, c.pixels);
+}
+
+TEST(SdPluginTest, ProgressCancels) {
+  ASSERT_NE(Model(), nullptr);
+  oxi_image_request req = Request();
+  int calls = 0;
+  req.progress = [](void* ctx, int32_t step, int32_t) {
+    ++*static_cast<int*>(ctx);
+    return step >= 2 ? 1 : 0;
+  };
+  req.progress_ctx = &calls;
+  const Generated g = Generate(req);
+  EXPECT_EQ(g.rc, OXI_CANCELLED) << g.error;
+  EXPECT_EQ(calls, 2);
+  EXPECT_NE(g.error.find("cancelled"), std::string::npos) << g.error;
+  // The model still generates afterwards.
+  req.progress = nullptr;
+  EXPECT_EQ(Generate(req).rc, OXI_OK);
+}
+
+TEST(SdPluginTest, RefusesBadRequestsWithMessages) {
+  ASSERT_NE(Model(), nullptr);
+  struct Case {
+    const char* what;
+    void (*edit)(oxi_image_request*);
+    const char* message;
+  };
+  const Case cases[] = {
+      {"sampler", [](oxi_image_request* r) { r->sampler = "ddim"; }, "sampler 'ddim'"},
+      {"width", [](oxi_image_request* r) { r->width = 60; }, "must be multiples of"},
+      {"height", [](oxi_image_request* r) { r->height = -64; }, "must be multiples of"},
+      {"huge", [](oxi_image_request* r) { r->width = 1 << 20; }, "up to 2048"},
+      {"steps", [](oxi_image_request* r) { r->steps = -1; }, "steps"},
+      {"too many steps", [](oxi_image_request* r) { r->steps = 100000; }, "steps"},
+      {"guidance", [](oxi_image_request* r) { r->guidance = NAN; }, "guidance"},
+      {"infinite guidance", [](oxi_image_request* r) { r->guidance = INFINITY; }, "guidance"},
+      {"prompt", [](oxi_image_request* r) { r->prompt = nullptr; }, "null"},
+      {"truncated", [](oxi_image_request* r) { r->struct_size = 8; }, "truncated"},
+  };
+  for (const Case& c : cases) {
+    oxi_image_request req = Request();
+    c.edit(&req);
+    const Generated g = Generate(req);
+    EXPECT_EQ(g.rc, OXI_INVALID_ARGUMENT) << c.what << ": " << g.error;
+    EXPECT_NE(g.error.find(c.message), std::string::npos) << c.what << ": " << g.error;
+  }
 }
 
 }  // namespace
 }  // namespace oxinfer
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  const int rc = oxinfer::sd::testing::InitBackendFromArgs(argc, argv);
+  if (rc != 0) return rc < 0 ? 0 : rc;
+  return RUN_ALL_TESTS();
+}
