@@ -26,9 +26,7 @@
 // Exports the plugin's single entry symbol, returning `descriptor` (a static
 // oxi_plugin), for plugins that write their descriptor by hand. Use once per
 // shared object.
-#define OXINFER_DEFINE_PLUGIN(descriptor)                               \
-  extern "C" OXI_EXPORT const oxi_plugin* oxinfer_plugin_entry(void) { \
-    return &(descriptor);                                                \
-  }
+#define OXINFER_DEFINE_PLUGIN(descriptor) \
+  extern "C" OXI_EXPORT const oxi_plugin* oxinfer_plugin_entry(void) { return &(descriptor); }
 
 #endif  // OXINFER_PLUGIN_HPP_

@@ -72,8 +72,8 @@ template <typename T, typename = void>
 struct HasScore : std::false_type {};
 template <typename T>
 struct HasScore<T, std::void_t<decltype(T::Score(std::declval<const oxi_host_services*>(),
-                                                 std::declval<std::string*>()))>>
-    : std::true_type {};
+                                                 std::declval<std::string*>()))>> : std::true_type {
+};
 template <typename T, typename = void>
 struct HasAlloc : std::false_type {};
 template <typename T>
@@ -91,8 +91,9 @@ struct HasPreferred<T, std::void_t<decltype(std::declval<const T&>().PreferredWe
 template <typename T, typename = void>
 struct HasDeviceInfo : std::false_type {};
 template <typename T>
-struct HasDeviceInfo<T, std::void_t<decltype(std::declval<const T&>().DeviceInfo(
-                            std::declval<oxi_device_info*>()))>> : std::true_type {};
+struct HasDeviceInfo<
+    T, std::void_t<decltype(std::declval<const T&>().DeviceInfo(std::declval<oxi_device_info*>()))>>
+    : std::true_type {};
 
 }  // namespace internal
 
@@ -286,18 +287,18 @@ class BackendPlugin {
 };
 
 // The descriptor and the entry symbol of a backend plugin over class T.
-#define OXINFER_BACKEND_PLUGIN(T, name, version, description, device_kind)                      \
-  namespace {                                                                                   \
-  int32_t OxiBackendScore_(const oxi_host_services* h, char* r, size_t n) {                     \
-    return ::oxinfer::sdk::BackendPlugin<T>::Score(h, r, n);                                    \
-  }                                                                                             \
-  const void* OxiBackendIface_(const oxi_host_services* h, char* e, size_t n) {                 \
-    return ::oxinfer::sdk::BackendPlugin<T>::GetInterface(h, name, device_kind, e, n);          \
-  }                                                                                             \
-  const oxi_plugin kOxiBackendPlugin_ = {                                                       \
-      sizeof(oxi_plugin), OXI_ABI_MAJOR, OXI_ABI_MINOR,     OXI_PLUGIN_BACKEND, name, version,  \
-      description,        &OxiBackendScore_, &OxiBackendIface_};                                \
-  }                                                                                             \
+#define OXINFER_BACKEND_PLUGIN(T, name, version, description, device_kind)                        \
+  namespace {                                                                                     \
+  int32_t OxiBackendScore_(const oxi_host_services* h, char* r, size_t n) {                       \
+    return ::oxinfer::sdk::BackendPlugin<T>::Score(h, r, n);                                      \
+  }                                                                                               \
+  const void* OxiBackendIface_(const oxi_host_services* h, char* e, size_t n) {                   \
+    return ::oxinfer::sdk::BackendPlugin<T>::GetInterface(h, name, device_kind, e, n);            \
+  }                                                                                               \
+  const oxi_plugin kOxiBackendPlugin_ = {                                                         \
+      sizeof(oxi_plugin), OXI_ABI_MAJOR,     OXI_ABI_MINOR,    OXI_PLUGIN_BACKEND, name, version, \
+      description,        &OxiBackendScore_, &OxiBackendIface_};                                  \
+  }                                                                                               \
   extern "C" OXI_EXPORT const oxi_plugin* oxinfer_plugin_entry(void) { return &kOxiBackendPlugin_; }
 
 }  // namespace sdk

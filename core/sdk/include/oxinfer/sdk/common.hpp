@@ -91,9 +91,8 @@ inline const oxi_host_services*& HostSlot() {
 inline const oxi_host_services* Host() { return HostSlot(); }
 
 // True when the host's table is new enough to have `field` and fills it.
-#define OXI_HOST_HAS(host, field)                                                     \
-  ((host) != nullptr && OXI_HAS_FIELD((host), oxi_host_services, field) && \
-   (host)->field != nullptr)
+#define OXI_HOST_HAS(host, field) \
+  ((host) != nullptr && OXI_HAS_FIELD((host), oxi_host_services, field) && (host)->field != nullptr)
 
 // Score helper for CPU-variant plugins: `score` when every bit of `required`
 // is in the host's features, else 0 with a reason naming what is missing.

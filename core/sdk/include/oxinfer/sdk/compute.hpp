@@ -100,7 +100,8 @@ class Buffer {
   ~Buffer() { Reset(); }
 
   void Reset() {
-    if (b_ != nullptr && be_ != nullptr && be_->buffer_free != nullptr) be_->buffer_free(be_->self, b_);
+    if (b_ != nullptr && be_ != nullptr && be_->buffer_free != nullptr)
+      be_->buffer_free(be_->self, b_);
     b_ = nullptr;
     size_ = 0;
   }
@@ -144,12 +145,12 @@ class Compute {
     }
     oxi_buffer* b = nullptr;
     char error[512] = {};
-    const int32_t rc = be_->buffer_alloc(be_->self, bytes < 64 ? 64 : bytes, flags, &b, error,
-                                         sizeof error);
+    const int32_t rc =
+        be_->buffer_alloc(be_->self, bytes < 64 ? 64 : bytes, flags, &b, error, sizeof error);
     if (rc != OXI_OK || b == nullptr) {
       return Status(rc == OXI_OK ? OXI_INTERNAL : rc,
-                    StrCat("backend ", device(), ": allocating ", bytes, " bytes: ",
-                           error[0] ? error : "failed"));
+                    StrCat("backend ", device(), ": allocating ", bytes,
+                           " bytes: ", error[0] ? error : "failed"));
     }
     return Buffer(be_, b, bytes);
   }
@@ -172,8 +173,8 @@ class Compute {
                                   uint32_t flags = 0) const {
     const int64_t row = oxi_dtype_row_bytes(dtype, cols);
     if (row < 0 || rows < 0) {
-      return InvalidArgumentError(StrCat("a ", oxi_dtype_name(dtype), " tensor cannot have ",
-                                         cols, " columns"));
+      return InvalidArgumentError(
+          StrCat("a ", oxi_dtype_name(dtype), " tensor cannot have ", cols, " columns"));
     }
     OwnedTensor o;
     OXI_ASSIGN_OR_RETURN(o.buffer, Alloc(static_cast<uint64_t>(row * rows), flags));
@@ -211,8 +212,8 @@ class Compute {
   Status ReadBytes(oxi_buffer* src, uint64_t offset, void* dst, int64_t size) const {
     if (size <= 0) return OkStatus();
     char error[512] = {};
-    return FromOxi(be_->buffer_read(be_->self, src, offset, dst, static_cast<uint64_t>(size),
-                                    error, sizeof error),
+    return FromOxi(be_->buffer_read(be_->self, src, offset, dst, static_cast<uint64_t>(size), error,
+                                    sizeof error),
                    error, StrCat("backend ", device(), ": buffer_read"));
   }
   Status CopyBytes(oxi_buffer* dst, uint64_t dst_offset, oxi_buffer* src, uint64_t src_offset,
@@ -243,8 +244,8 @@ class Compute {
   // backend prefers). Used in place where the backend can (a mapped file,
   // 64-byte aligned); otherwise copied or converted, and the stored bytes
   // handed back to the OS.
-  StatusOr<OwnedTensor> LoadWeight(const Weights& weights, const oxi_weight_tensor* t,
-                                   int64_t rows, int64_t cols, oxi_dtype want = OXI_DTYPE_INVALID,
+  StatusOr<OwnedTensor> LoadWeight(const Weights& weights, const oxi_weight_tensor* t, int64_t rows,
+                                   int64_t cols, oxi_dtype want = OXI_DTYPE_INVALID,
                                    bool in_place = true) const {
     const oxi_dtype stored = static_cast<oxi_dtype>(t->dtype);
     if (want == OXI_DTYPE_INVALID) want = stored;
@@ -258,8 +259,8 @@ class Compute {
     }
     const int64_t stored_bytes = oxi_dtype_row_bytes(stored, cols) * rows;
     if (stored_bytes < 0 || static_cast<uint64_t>(stored_bytes) != t->size) {
-      return InvalidArgumentError(StrCat(weights.source(), ": tensor ", t->name, " holds ",
-                                         t->size, " bytes, not ", rows, "x", cols, " ",
+      return InvalidArgumentError(StrCat(weights.source(), ": tensor ", t->name, " holds ", t->size,
+                                         " bytes, not ", rows, "x", cols, " ",
                                          oxi_dtype_name(stored)));
     }
     const bool aligned = reinterpret_cast<uintptr_t>(t->data) % 64 == 0;
@@ -430,9 +431,7 @@ class Compute {
     return Execute(a.op);
   }
   // Attention: fill the struct from AttentionArgs() (header set, rest zero).
-  static oxi_attention_args AttentionArgs() {
-    return Make<oxi_attention_args>(OXI_OP_ATTENTION);
-  }
+  static oxi_attention_args AttentionArgs() { return Make<oxi_attention_args>(OXI_OP_ATTENTION); }
   Status Attention(const oxi_attention_args& a) const { return Execute(a.op); }
   Status Conv1dCausal(const Tensor& x, const Tensor& w, const Tensor& state, const Tensor& out,
                       oxi_unary_op act = OXI_UNARY_NONE) const {

@@ -44,9 +44,7 @@ class Json {
   bool is_array() const { return type() == OXI_JSON_ARRAY; }
   bool is_object() const { return type() == OXI_JSON_OBJECT; }
   // "config.json: text_config.head_dim" (the document's name, then the path).
-  std::string where() const {
-    return path_.empty() ? source_ : source_ + ": " + path_;
-  }
+  std::string where() const { return path_.empty() ? source_ : source_ + ": " + path_; }
 
   int64_t size() const { return is_array() || is_object() ? node().n_children : 0; }
   bool Has(std::string_view key) const { return (*this)[key].present(); }
@@ -130,6 +128,11 @@ class Json {
   StatusOr<std::string> StringOr(const std::string& fallback) const {
     return is_missing() ? StatusOr<std::string>(fallback) : String();
   }
+  // The string, or `fallback` when this is not a string (for probes, which
+  // only ask whether a field says something).
+  std::string StringValueOr(const std::string& fallback) const {
+    return is_string() ? std::string(node().string, node().string_size) : fallback;
+  }
   // An integer or an array of integers (eos_token_id), as a list.
   StatusOr<std::vector<int64_t>> IntList() const {
     std::vector<int64_t> out;
@@ -165,14 +168,22 @@ class Json {
   const oxi_json_node& node() const { return doc_->nodes[index_]; }
   static const char* TypeName(int32_t t) {
     switch (t) {
-      case OXI_JSON_NULL: return "null";
-      case OXI_JSON_BOOL: return "a boolean";
-      case OXI_JSON_INT: return "an integer";
-      case OXI_JSON_FLOAT: return "a number";
-      case OXI_JSON_STRING: return "a string";
-      case OXI_JSON_ARRAY: return "an array";
-      case OXI_JSON_OBJECT: return "an object";
-      default: return "nothing (missing)";
+      case OXI_JSON_NULL:
+        return "null";
+      case OXI_JSON_BOOL:
+        return "a boolean";
+      case OXI_JSON_INT:
+        return "an integer";
+      case OXI_JSON_FLOAT:
+        return "a number";
+      case OXI_JSON_STRING:
+        return "a string";
+      case OXI_JSON_ARRAY:
+        return "an array";
+      case OXI_JSON_OBJECT:
+        return "an object";
+      default:
+        return "nothing (missing)";
     }
   }
   Status Wrong(const char* expected) const {
@@ -213,8 +224,8 @@ class JsonDoc {
 
   // Reads and parses a file; `name` (default: the file's base name) names it
   // in messages.
-  static StatusOr<JsonDoc> FromFile(const std::string& path, uint64_t max_bytes = uint64_t{64}
-                                                                                  << 20,
+  static StatusOr<JsonDoc> FromFile(const std::string& path,
+                                    uint64_t max_bytes = uint64_t{64} << 20,
                                     const oxi_host_services* host = Host()) {
     OXI_ASSIGN_OR_RETURN(std::string text, ReadFile(path, max_bytes, host));
     return Parse(text, path, host);

@@ -111,8 +111,9 @@ struct HasTruncate<T, std::void_t<decltype(std::declval<T&>().Truncate(int32_t{}
 template <typename T, typename = void>
 struct HasCopySequence : std::false_type {};
 template <typename T>
-struct HasCopySequence<T, std::void_t<decltype(std::declval<T&>().CopySequence(
-                              int32_t{}, int32_t{}, int64_t{}))>> : std::true_type {};
+struct HasCopySequence<
+    T, std::void_t<decltype(std::declval<T&>().CopySequence(int32_t{}, int32_t{}, int64_t{}))>>
+    : std::true_type {};
 template <typename T, typename = void>
 struct HasFreeSequence : std::false_type {};
 template <typename T>
@@ -207,9 +208,8 @@ class ModelPlugin {
       }
       if (o.context_length < 0 || o.prefill_chunk < 0 || o.max_sequences > 4096) {
         return InvalidArgumentError(StrCat("open: context_length ", o.context_length,
-                                           ", prefill_chunk ", o.prefill_chunk,
-                                           ", max_sequences ", o.max_sequences,
-                                           ": out of range"));
+                                           ", prefill_chunk ", o.prefill_chunk, ", max_sequences ",
+                                           o.max_sequences, ": out of range"));
       }
       OXI_ASSIGN_OR_RETURN(std::unique_ptr<T> m, T::Open(o));
       auto holder = std::make_unique<Holder>();
@@ -276,8 +276,8 @@ class ModelPlugin {
         return InvalidArgumentError(where + ": null or truncated");
       }
       if (b->seq_id < 0 || b->seq_id >= info.max_sequences) {
-        return InvalidArgumentError(StrCat(where, ": sequence id ", b->seq_id,
-                                           " outside [0, ", info.max_sequences, ")"));
+        return InvalidArgumentError(
+            StrCat(where, ": sequence id ", b->seq_id, " outside [0, ", info.max_sequences, ")"));
       }
       if (!seen.insert(b->seq_id).second) {
         return InvalidArgumentError(StrCat(where, ": sequence ", b->seq_id, " appears twice"));
@@ -426,9 +426,9 @@ class ModelPlugin {
     ::oxinfer::sdk::HostSlot() = host;                                                      \
     return ::oxinfer::sdk::ModelPlugin<T>::Iface();                                         \
   }                                                                                         \
-  const oxi_plugin kOxiModelPlugin_ = {sizeof(oxi_plugin), OXI_ABI_MAJOR, OXI_ABI_MINOR,    \
-                                       OXI_PLUGIN_MODEL,   name,          version,          \
-                                       description,        &OxiModelScore_, &OxiModelIface_}; \
+  const oxi_plugin kOxiModelPlugin_ = {                                                     \
+      sizeof(oxi_plugin), OXI_ABI_MAJOR,   OXI_ABI_MINOR,  OXI_PLUGIN_MODEL, name, version, \
+      description,        &OxiModelScore_, &OxiModelIface_};                                \
   }                                                                                         \
   extern "C" OXI_EXPORT const oxi_plugin* oxinfer_plugin_entry(void) { return &kOxiModelPlugin_; }
 

@@ -58,8 +58,8 @@ inline Status DataLossError(std::string m) { return Status(OXI_DATA_LOSS, std::m
 template <typename T>
 class StatusOr {
  public:
-  StatusOr(const T& value) : value_(value) {}  // NOLINT: implicit, as absl::StatusOr
-  StatusOr(T&& value) : value_(std::move(value)) {}  // NOLINT
+  StatusOr(const T& value) : value_(value) {}         // NOLINT: implicit, as absl::StatusOr
+  StatusOr(T&& value) : value_(std::move(value)) {}   // NOLINT
   StatusOr(const Status& status) : status_(status) {  // NOLINT
     if (status_.ok()) status_ = InternalError("StatusOr built from an OK status without a value");
   }
@@ -100,9 +100,9 @@ std::string StrCat(const Args&... args) {
 #define OXI_STATUS_CONCAT_(a, b) OXI_STATUS_CONCAT_INNER_(a, b)
 
 // Returns the status of `expr` from the enclosing function when it is not OK.
-#define OXI_RETURN_IF_ERROR(expr)            \
-  do {                                       \
-    auto _oxi_status = (expr);               \
+#define OXI_RETURN_IF_ERROR(expr)              \
+  do {                                         \
+    auto _oxi_status = (expr);                 \
     if (!_oxi_status.ok()) return _oxi_status; \
   } while (0)
 

@@ -68,17 +68,16 @@ class Weights {
     }
     const oxi_weights* w = nullptr;
     char error[1024] = {};
-    const int32_t rc = host->weights_open(path.c_str(), use_mmap ? OXI_WEIGHTS_MMAP : 0u, &w,
-                                          error, sizeof error);
+    const int32_t rc =
+        host->weights_open(path.c_str(), use_mmap ? OXI_WEIGHTS_MMAP : 0u, &w, error, sizeof error);
     if (rc != OXI_OK || w == nullptr) {
       return Status(rc == OXI_OK ? OXI_INTERNAL : rc,
                     error[0] ? std::string(error) : path + ": cannot open the weights");
     }
     Weights out;
     auto close_fn = host->weights_close;
-    out.w_ = std::shared_ptr<const oxi_weights>(w, [close_fn](const oxi_weights* p) {
-      close_fn(p);
-    });
+    out.w_ =
+        std::shared_ptr<const oxi_weights>(w, [close_fn](const oxi_weights* p) { close_fn(p); });
     out.release_ = OXI_HOST_HAS(host, weights_release) ? host->weights_release : nullptr;
     return out;
   }
@@ -116,7 +115,8 @@ class Weights {
   }
   // The same, refusing (INVALID_ARGUMENT) another shape, and (UNIMPLEMENTED)
   // a dtype that is not F32, BF16 or F16 when `float_only`.
-  StatusOr<const oxi_weight_tensor*> Get(std::string_view name, std::initializer_list<int64_t> shape,
+  StatusOr<const oxi_weight_tensor*> Get(std::string_view name,
+                                         std::initializer_list<int64_t> shape,
                                          bool float_only = true) const {
     OXI_ASSIGN_OR_RETURN(const oxi_weight_tensor* t, Get(name));
     bool same = static_cast<int>(shape.size()) == t->ndim;
