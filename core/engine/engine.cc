@@ -32,9 +32,9 @@ Engine::~Engine() = default;
 
 absl::StatusOr<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   std::unique_ptr<Engine> e(new Engine());
-  e->plugins_ = DiscoverPlugins(options.plugin_dirs);
+  e->registry_ = DiscoverPlugins(options.plugin_dirs);
 
-  auto choice = e->plugins_.registry->ChooseBackends(options.device);
+  auto choice = e->registry_->ChooseBackends(options.device);
   if (!choice.ok()) return choice.status();
   e->backends_ = *choice;
   DispatchOptions dispatch;
@@ -56,7 +56,7 @@ absl::StatusOr<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& option
   open.prefill_chunk = options.prefill_chunk;
   open.max_sequences = options.max_sessions > 0 ? options.max_sessions : 1;
   open.progress = options.progress;
-  auto model = Model::Open(*e->plugins_.registry, e->model_dir_, e->composed_->iface(), open);
+  auto model = Model::Open(*e->registry_, e->model_dir_, e->composed_->iface(), open);
   if (!model.ok()) return model.status();
   e->model_ = *std::move(model);
   e->composed_->ResetProfile();
@@ -136,16 +136,16 @@ absl::StatusOr<Image> Engine::GenerateImage(const ImageRequest& request) {
 }
 
 absl::Status Engine::CheckImageDestination(const std::string& path) const {
-  return engine::CheckImageDestination(*plugins_.registry, path);
+  return engine::CheckImageDestination(*registry_, path);
 }
 
 absl::Status Engine::WriteImage(const Image& image, const std::string& path) const {
-  return WriteImageFile(*plugins_.registry, image, path);
+  return WriteImageFile(*registry_, image, path);
 }
 
 absl::StatusOr<std::string> Engine::EncodeImage(const Image& image,
                                                 absl::string_view format) const {
-  return engine::EncodeImage(*plugins_.registry, image, format);
+  return engine::EncodeImage(*registry_, image, format);
 }
 
 }  // namespace oxinfer::engine

@@ -94,8 +94,8 @@ class Engine {
   Engine& operator=(const Engine&) = delete;
 
   // ---- what hosts print ----
-  const std::vector<std::string>& plugin_search_path() const { return plugins_.search_path; }
-  const PluginRegistry& registry() const { return *plugins_.registry; }
+  // Every plugin file seen, and the folders searched (registry().searched()).
+  const PluginRegistry& registry() const { return *registry_; }
   // The accelerator (null when the CPU runs alone) and the CPU fallback.
   const BackendChoice& backends() const { return backends_; }
   const std::string& model_dir() const { return model_dir_; }
@@ -131,7 +131,7 @@ class Engine {
  private:
   Engine() = default;
 
-  DiscoveredPlugins plugins_;
+  std::unique_ptr<PluginRegistry> registry_;
   BackendChoice backends_;
   std::unique_ptr<ComposedBackend> composed_;
   std::string model_dir_;
