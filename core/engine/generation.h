@@ -38,7 +38,9 @@ enum class Channel { kContent, kReasoning };
 
 struct StreamEvent {
   Channel channel = Channel::kContent;
-  absl::string_view text;  // valid during the callback; always whole UTF-8 characters
+  // Valid during the callback; whole UTF-8 characters. Empty when the event
+  // only marks a switch of channel (where a reasoning marker was).
+  absl::string_view text;
 };
 
 // Called on the thread that asked for the reply, once per piece of text.

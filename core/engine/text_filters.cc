@@ -57,6 +57,7 @@ void ReasoningSplitter::Feed(absl::string_view text, const Emit& emit) {
     if (at > 0) emit(channel(), absl::string_view(pending_).substr(0, at));
     pending_.erase(0, at + marker().size());
     in_reasoning_ = !in_reasoning_;
+    emit(channel(), "");  // the switch itself, even between empty runs
   }
   const size_t hold = PartialSuffixMatch(pending_, marker());
   if (pending_.size() > hold) {

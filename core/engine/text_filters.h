@@ -39,7 +39,8 @@ class ReasoningSplitter {
 
   ReasoningSplitter(std::string start, std::string end, bool in_reasoning);
 
-  // Emits each non-empty run of final text with its channel, in order.
+  // Emits each non-empty run of final text with its channel, in order, and
+  // an empty text in the new channel at each marker.
   void Feed(absl::string_view text, const Emit& emit);
   void Flush(const Emit& emit);
 

@@ -66,6 +66,13 @@ TEST(ReasoningSplitterTest, MarkersSplitChannelsAndDisappear) {
   EXPECT_EQ(Split(s, {"a<th", "ink>w", "hy</", "think", ">b"}), want);
 }
 
+TEST(ReasoningSplitterTest, AnEmptyBlockStillSwitchesChannels) {
+  ReasoningSplitter s("<think>", "</think>", false);
+  const std::vector<ChannelRun> want = {
+      {Channel::kContent, "a"}, {Channel::kReasoning, ""}, {Channel::kContent, "b"}};
+  EXPECT_EQ(Split(s, {"a<think></think>b"}), want);
+}
+
 TEST(ReasoningSplitterTest, StartsInReasoningWhenThePromptOpenedIt) {
   ReasoningSplitter s("<think>", "</think>", true);
   const std::vector<ChannelRun> want = {{Channel::kReasoning, "x"}, {Channel::kContent, "y"}};

@@ -9,10 +9,14 @@ namespace oxinfer {
 
 using engine::Channel;
 
-StreamPrinter::StreamPrinter(std::string reasoning_start, std::string reasoning_end)
+StreamPrinter::StreamPrinter(std::string reasoning_start, std::string reasoning_end,
+                             bool in_reasoning)
     : start_(std::move(reasoning_start)),
       end_(std::move(reasoning_end)),
-      tty_(isatty(STDOUT_FILENO) != 0) {}
+      tty_(isatty(STDOUT_FILENO) != 0),
+      channel_(in_reasoning ? Channel::kReasoning : Channel::kContent) {
+  if (in_reasoning && tty_) Write("\033[2m");
+}
 
 void StreamPrinter::Write(const std::string& s) { std::fwrite(s.data(), 1, s.size(), stdout); }
 

@@ -12,8 +12,9 @@ namespace oxinfer {
 
 class StreamPrinter {
  public:
-  // The model's reasoning markers ("" when it does not reason).
-  StreamPrinter(std::string reasoning_start, std::string reasoning_end);
+  // The model's reasoning markers ("" when it does not reason);
+  // `in_reasoning` when the prompt opened a reasoning block.
+  StreamPrinter(std::string reasoning_start, std::string reasoning_end, bool in_reasoning);
 
   void Print(const engine::StreamEvent& event);
   // Ends a reply: the terminal's dimming is reset.
@@ -24,7 +25,7 @@ class StreamPrinter {
 
   const std::string start_, end_;
   const bool tty_;
-  engine::Channel channel_ = engine::Channel::kContent;
+  engine::Channel channel_;
 };
 
 }  // namespace oxinfer

@@ -54,7 +54,7 @@ class Conversation {
     options.max_tokens = flags_.max_tokens;
     options.return_prompt_logits = !flags_.dump_logits.empty();
     const engine::ModelInfo& info = engine_.model_info();
-    StreamPrinter printer(info.reasoning_start, info.reasoning_end);
+    StreamPrinter printer(info.reasoning_start, info.reasoning_end, prompt->opens_reasoning);
     auto reply = session_->Generate(*prompt, options,
                                     [&](const engine::StreamEvent& e) { printer.Print(e); });
     printer.Finish();
