@@ -9,9 +9,9 @@
 //
 // Greedy decoding emits (last token + 1) mod vocab_size. Each sequence keeps
 // its tokens; a forward past context_length fails, and so does a truncation
-// to a middle length when can_rewind is false. Every call that changes a
-// sequence appends a line to log_file: "forward <entries> <seq>:<n> ...",
-// "truncate <seq> <n>", "free <seq>". With image_output it is a
+// to a middle length when can_rewind is false. Every forward and sequence
+// call appends a line to log_file: "forward <entries> <seq>:<n> ...",
+// "truncate <seq> <n>" (refused ones too), "free <seq>". With image_output it is a
 // text-to-image model instead, making a gradient of the requested size.
 #include <chrono>
 #include <cstdio>
@@ -107,6 +107,7 @@ class EngineTestModel {
   }
 
   Status Truncate(int32_t seq, int64_t n_keep) {
+    Log("truncate " + std::to_string(seq) + " " + std::to_string(n_keep));  // refused ones too
     std::vector<int32_t>& s = sequences_[seq];
     if (n_keep > static_cast<int64_t>(s.size())) {
       return oxinfer::sdk::OutOfRangeError("engine_test: truncation past the end");
@@ -115,7 +116,6 @@ class EngineTestModel {
       return oxinfer::sdk::FailedPreconditionError("engine_test: this model cannot rewind");
     }
     s.resize(n_keep);
-    Log("truncate " + std::to_string(seq) + " " + std::to_string(n_keep));
     return oxinfer::sdk::OkStatus();
   }
 
