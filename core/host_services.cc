@@ -1,14 +1,20 @@
 #include "core/host_services.h"
 
 #include <atomic>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 
 #include "core/cpu_features.h"
+#include "core/host/files.h"
+#include "core/host/json.h"
+#include "core/host/weights.h"
 #include "core/thread_pool.h"
 
 namespace oxinfer {
 namespace {
+
+constexpr char kHostVersion[] = "0.1.0";
 
 std::atomic<int> g_log_level{OXI_LOG_WARNING};
 
@@ -29,6 +35,7 @@ int32_t HostNumThreads() { return ThreadPool::Global().num_threads(); }
 uint64_t HostCpuFeatures() { return CpuFeatures(); }
 
 void* HostAlignedAlloc(size_t size) {
+  if (size > SIZE_MAX - 63) return nullptr;
   const size_t rounded = (size + 63) / 64 * 64;
   return std::aligned_alloc(64, rounded == 0 ? 64 : rounded);
 }
@@ -38,18 +45,27 @@ void HostAlignedFree(void* ptr) { std::free(ptr); }
 }  // namespace
 
 const oxi_host_services* HostServices() {
-  static const oxi_host_services kServices = {
-      sizeof(oxi_host_services),
-      OXI_ABI_MAJOR,
-      OXI_ABI_MINOR,
-      "0.1.0",
-      &HostLog,
-      &HostParallelFor,
-      &HostNumThreads,
-      &HostCpuFeatures,
-      &HostAlignedAlloc,
-      &HostAlignedFree,
-  };
+  static const oxi_host_services kServices = [] {
+    oxi_host_services s = {};
+    s.struct_size = sizeof(oxi_host_services);
+    s.abi_major = OXI_ABI_MAJOR;
+    s.abi_minor = OXI_ABI_MINOR;
+    s.host_version = kHostVersion;
+    s.log = &HostLog;
+    s.parallel_for = &HostParallelFor;
+    s.num_threads = &HostNumThreads;
+    s.cpu_features = &HostCpuFeatures;
+    s.aligned_alloc = &HostAlignedAlloc;
+    s.aligned_free = &HostAlignedFree;
+    s.read_file = &HostReadFile;
+    s.free_blob = &HostFreeBlob;
+    s.json_parse = &HostJsonParse;
+    s.json_free = &HostJsonFree;
+    s.weights_open = &HostWeightsOpen;
+    s.weights_release = &HostWeightsRelease;
+    s.weights_close = &HostWeightsClose;
+    return s;
+  }();
   return &kServices;
 }
 

@@ -1,9 +1,10 @@
-// The host-services table (plugin_abi.h) that the core hands to every plugin:
-// logging, the process-wide thread pool, CPU features, aligned memory.
+// The host-services table (abi_common.h) that the core hands to every plugin:
+// logging, the process-wide thread pool, CPU features, aligned memory
+// (host_services.cc), files, JSON and safetensors (core/host/*.h).
 #ifndef OXINFER_CORE_HOST_SERVICES_H_
 #define OXINFER_CORE_HOST_SERVICES_H_
 
-#include "oxinfer/plugin_abi.h"
+#include "oxinfer/abi_common.h"
 
 namespace oxinfer {
 

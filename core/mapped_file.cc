@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
@@ -27,24 +28,73 @@ absl::Status ErrnoError(int err, std::string_view what, const std::string& path)
       return absl::PermissionDeniedError(msg);
     case ENOMEM:
       return absl::ResourceExhaustedError(msg);
+    case ELOOP:
+    case ENAMETOOLONG:
+    case EINVAL:
+      return absl::InvalidArgumentError(msg);
     default:
       return absl::InternalError(msg);
   }
 }
 
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) close(fd_);
-  }
-  int get() const { return fd_; }
+// What a path that is not a regular file is, for messages.
+const char* FileTypeName(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
 
- private:
-  int fd_;
-};
+absl::Status NotRegular(const std::string& path, mode_t mode) {
+  return absl::InvalidArgumentError(
+      absl::StrFormat("cannot read '%s': it is %s, not a regular file", path, FileTypeName(mode)));
+}
 
 }  // namespace
+
+absl::StatusOr<RegularFile> RegularFile::Open(const std::string& path, uint64_t max_bytes) {
+  // stat first, so that a device or FIFO is not even opened (opening some
+  // devices has effects); fstat on the descriptor below is what counts.
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return ErrnoError(errno, "open", path);
+  if (!S_ISREG(st.st_mode)) return NotRegular(path, st.st_mode);
+  // O_NONBLOCK: if the path became a FIFO meanwhile, open still returns.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) return ErrnoError(errno, "open", path);
+  RegularFile file(fd, 0, path);
+  if (::fstat(fd, &st) != 0) return ErrnoError(errno, "stat", path);
+  if (!S_ISREG(st.st_mode)) return NotRegular(path, st.st_mode);
+  file.size_ = static_cast<uint64_t>(st.st_size);
+  if (file.size_ > max_bytes) {
+    return absl::ResourceExhaustedError(
+        absl::StrFormat("cannot read '%s': it is %d bytes, more than the limit of %d", path,
+                        file.size_, max_bytes));
+  }
+  return file;
+}
+
+RegularFile::RegularFile(RegularFile&& other) noexcept
+    : fd_(std::exchange(other.fd_, -1)), size_(other.size_), path_(std::move(other.path_)) {}
+
+RegularFile& RegularFile::operator=(RegularFile&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = std::exchange(other.fd_, -1);
+    size_ = other.size_;
+    path_ = std::move(other.path_);
+  }
+  return *this;
+}
+
+RegularFile::~RegularFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+absl::Status RegularFile::ReadAt(uint64_t offset, size_t n, void* out) const {
+  return PreadExactly(fd_, path_, offset, n, out);
+}
 
 absl::Status PreadExactly(int fd, const std::string& path, uint64_t offset, size_t n, void* out) {
   auto* dst = static_cast<uint8_t*>(out);
@@ -88,16 +138,14 @@ MappedFile::~MappedFile() {
 
 absl::StatusOr<std::shared_ptr<const MappedFile>> MappedFile::Open(const std::string& path,
                                                                    LoadMode mode) {
-  Fd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (fd.get() < 0) return ErrnoError(errno, "open", path);
-  struct stat st;
-  if (fstat(fd.get(), &st) != 0) return ErrnoError(errno, "stat", path);
-  if (!S_ISREG(st.st_mode)) {
-    return absl::InvalidArgumentError(absl::StrFormat("'%s' is not a regular file", path));
+  absl::StatusOr<RegularFile> fd = RegularFile::Open(path);
+  if (!fd.ok()) return fd.status();
+  if (fd->size() > SIZE_MAX) {
+    return absl::ResourceExhaustedError(absl::StrFormat("'%s' is too large to map", path));
   }
   std::shared_ptr<MappedFile> file(new MappedFile());
   file->path_ = path;
-  file->size_ = static_cast<size_t>(st.st_size);
+  file->size_ = static_cast<size_t>(fd->size());
   file->mode_ = mode;
   static const uint8_t kEmpty[1] = {0};
   if (file->size_ == 0) {
@@ -105,7 +153,7 @@ absl::StatusOr<std::shared_ptr<const MappedFile>> MappedFile::Open(const std::st
     return std::shared_ptr<const MappedFile>(std::move(file));
   }
   if (mode == LoadMode::kMmap) {
-    void* p = mmap(nullptr, file->size_, PROT_READ, MAP_PRIVATE, fd.get(), 0);
+    void* p = mmap(nullptr, file->size_, PROT_READ, MAP_PRIVATE, fd->fd(), 0);
     if (p == MAP_FAILED) return ErrnoError(errno, "mmap", path);
     file->mapping_ = p;
     file->mapping_size_ = file->size_;
@@ -119,23 +167,18 @@ absl::StatusOr<std::shared_ptr<const MappedFile>> MappedFile::Open(const std::st
       return absl::ResourceExhaustedError(
           absl::StrFormat("cannot allocate %d bytes to read '%s'", file->size_, path));
     }
-    absl::Status s = PreadExactly(fd.get(), path, 0, file->size_, file->buffer_);
+    absl::Status s = fd->ReadAt(0, file->size_, file->buffer_);
     if (!s.ok()) return s;
     file->data_ = static_cast<const uint8_t*>(file->buffer_);
   }
   return std::shared_ptr<const MappedFile>(std::move(file));
 }
 
-absl::StatusOr<std::string> ReadFileToString(const std::string& path) {
-  Fd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (fd.get() < 0) return ErrnoError(errno, "open", path);
-  struct stat st;
-  if (fstat(fd.get(), &st) != 0) return ErrnoError(errno, "stat", path);
-  if (!S_ISREG(st.st_mode)) {
-    return absl::InvalidArgumentError(absl::StrFormat("'%s' is not a regular file", path));
-  }
-  std::string out(static_cast<size_t>(st.st_size), '\0');
-  absl::Status s = PreadExactly(fd.get(), path, 0, out.size(), out.data());
+absl::StatusOr<std::string> ReadFileToString(const std::string& path, uint64_t max_bytes) {
+  absl::StatusOr<RegularFile> file = RegularFile::Open(path, max_bytes);
+  if (!file.ok()) return file.status();
+  std::string out(static_cast<size_t>(file->size()), '\0');
+  absl::Status s = file->ReadAt(0, out.size(), out.data());
   if (!s.ok()) return s;
   return out;
 }

@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "absl/status/statusor.h"
 
@@ -58,8 +59,42 @@ class MappedFile {
   void* buffer_ = nullptr;  // heap buffer (kRead)
 };
 
-// Reads a whole (small) file into a string; NOT_FOUND names the file.
-absl::StatusOr<std::string> ReadFileToString(const std::string& path);
+// A read-only descriptor of a regular file, closed when destroyed.
+class RegularFile {
+ public:
+  // Opens `path` (symlinks followed) without ever blocking (O_NONBLOCK) and
+  // checks it with fstat on the descriptor. Errors name the path and why:
+  //   NOT_FOUND           it does not exist;
+  //   INVALID_ARGUMENT    a directory, FIFO, device or socket (refused before
+  //                       anything is read from it);
+  //   RESOURCE_EXHAUSTED  larger than max_bytes (nothing is read);
+  //   PERMISSION_DENIED / INTERNAL for other failures.
+  static absl::StatusOr<RegularFile> Open(const std::string& path, uint64_t max_bytes = UINT64_MAX);
+
+  RegularFile(RegularFile&& other) noexcept;
+  RegularFile& operator=(RegularFile&& other) noexcept;
+  ~RegularFile();
+
+  int fd() const { return fd_; }
+  uint64_t size() const { return size_; }  // at open time
+  const std::string& path() const { return path_; }
+
+  // PreadExactly on this file.
+  absl::Status ReadAt(uint64_t offset, size_t n, void* out) const;
+
+ private:
+  RegularFile(int fd, uint64_t size, std::string path)
+      : fd_(fd), size_(size), path_(std::move(path)) {}
+
+  int fd_ = -1;
+  uint64_t size_ = 0;
+  std::string path_;
+};
+
+// Reads a whole regular file (RegularFile::Open's checks and errors) into a
+// string.
+absl::StatusOr<std::string> ReadFileToString(const std::string& path,
+                                             uint64_t max_bytes = UINT64_MAX);
 
 // Reads up to n bytes at `offset` with pread, retrying short reads; DATA_LOSS
 // naming the file when the file ends before n bytes.

@@ -1,8 +1,6 @@
 #include "core/safetensors.h"
 
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -82,6 +80,10 @@ absl::Status ParseTensorEntry(std::string_view source, const std::string& name, 
   const std::string where = TensorPrefix(source, name);
   if (name.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(FilePrefix(source), ": empty tensor name"));
+  }
+  if (name.find('\0') != std::string::npos) {
+    // Names cross the plugin ABI as C strings.
+    return absl::InvalidArgumentError(absl::StrCat(where, ": the name contains a NUL byte"));
   }
   if (!j.is_object()) {
     return absl::InvalidArgumentError(
@@ -293,31 +295,23 @@ absl::StatusOr<SafetensorsHeader> ParseSafetensorsHeader(std::string_view bytes,
 absl::StatusOr<SafetensorsFile> SafetensorsFile::Open(const std::string& path, LoadMode mode) {
   // Read and check the header with pread first, so that a bad file is refused
   // before it is mapped or read in full.
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    const int err = errno;
-    std::string msg =
-        absl::StrFormat("cannot open safetensors file '%s': %s", path, std::strerror(err));
-    return err == ENOENT ? absl::NotFoundError(msg) : absl::InternalError(msg);
-  }
-  struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    close(fd);
-    return absl::InvalidArgumentError(
-        absl::StrFormat("safetensors file '%s' is not a regular file", path));
-  }
-  const uint64_t file_size = static_cast<uint64_t>(st.st_size);
-  std::string head(std::min<uint64_t>(file_size, 8), '\0');
-  absl::Status s = PreadExactly(fd, path, 0, head.size(), head.data());
-  if (s.ok() && head.size() == 8) {
-    const uint64_t n = ReadLe64(head.data());
-    if (n <= kMaxSafetensorsHeaderBytes && 8 + n <= file_size) {
-      head.resize(8 + n);
-      s = PreadExactly(fd, path, 8, n, head.data() + 8);
+  std::string head;
+  uint64_t file_size = 0;
+  {
+    absl::StatusOr<RegularFile> fd = RegularFile::Open(path);
+    if (!fd.ok()) return fd.status();
+    file_size = fd->size();
+    head.resize(std::min<uint64_t>(file_size, 8));
+    absl::Status s = fd->ReadAt(0, head.size(), head.data());
+    if (s.ok() && head.size() == 8) {
+      const uint64_t n = ReadLe64(head.data());
+      if (n <= kMaxSafetensorsHeaderBytes && 8 + n <= file_size) {
+        head.resize(8 + n);
+        s = fd->ReadAt(8, n, head.data() + 8);
+      }
     }
+    if (!s.ok()) return s;
   }
-  close(fd);
-  if (!s.ok()) return s;
   absl::StatusOr<SafetensorsHeader> header = ParseSafetensorsHeader(head, file_size, path);
   if (!header.ok()) return header.status();
 

@@ -1,18 +1,32 @@
 #!/usr/bin/env bash
-# Builds the safetensors header fuzzer with clang + libFuzzer + AddressSanitizer
-# (+UBSan) and runs it. Bazel's toolchain here is gcc, so this compiles directly.
+# Builds a fuzz target with clang + libFuzzer + AddressSanitizer (+UBSan) and
+# runs it. Bazel's toolchain here is gcc, so this compiles directly.
 #
-#   fuzz/build_and_run.sh                 # 1,000,000 runs
+#   fuzz/build_and_run.sh                 # the safetensors header parser, 1,000,000 runs
+#   fuzz/build_and_run.sh json            # the json_parse host service
 #   RUNS=5000000 fuzz/build_and_run.sh
-#   MAX_TIME=600 RUNS=-1 fuzz/build_and_run.sh
+#   MAX_TIME=600 RUNS=-1 fuzz/build_and_run.sh json
 #
 # New inputs go to $WORK/corpus (not the committed seed corpus); crashes to
 # $WORK/crash-*. Needs clang-14 and libclang-rt-14-dev (Debian 12).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
+TARGET="${1:-safetensors}"
+case "$TARGET" in
+  safetensors)
+    NAME=safetensors_header_fuzzer
+    SRCS=(fuzz/safetensors_header_fuzzer.cc core/safetensors.cc core/tensor.cc
+      core/mapped_file.cc core/json_util.cc)
+    MAX_LEN=4096 ;;
+  json)
+    NAME=json_document_fuzzer
+    SRCS=(fuzz/json_document_fuzzer.cc core/host/json.cc core/json_util.cc)
+    MAX_LEN=8192 ;;
+  *) echo "unknown fuzz target '$TARGET' (safetensors, json)" >&2; exit 2 ;;
+esac
 CXX="${CXX:-clang++-14}"
-WORK="${WORK:-/tmp/oxinfer-fuzz}"
+WORK="${WORK:-/tmp/oxinfer-fuzz}/$TARGET"
 RUNS="${RUNS:-1000000}"
 MAX_TIME="${MAX_TIME:-0}"
 mkdir -p "$WORK/corpus"
@@ -24,13 +38,9 @@ ABSL_LIBS=(absl_status absl_statusor absl_strings absl_strings_internal absl_str
 
 "$CXX" -std=c++17 -O1 -g -fno-omit-frame-pointer \
   -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-  -I. -Icore/sdk/include \
-  fuzz/safetensors_header_fuzzer.cc core/safetensors.cc core/tensor.cc core/mapped_file.cc \
-  core/json_util.cc \
-  -o "$WORK/safetensors_header_fuzzer" \
-  "${ABSL_LIBS[@]/#/-l}"
+  -I. -Icore/sdk/include "${SRCS[@]}" -o "$WORK/$NAME" "${ABSL_LIBS[@]/#/-l}"
 
-echo "built $WORK/safetensors_header_fuzzer"
-"$WORK/safetensors_header_fuzzer" -runs="$RUNS" -max_total_time="$MAX_TIME" -max_len=4096 \
+echo "built $WORK/$NAME"
+"$WORK/$NAME" -runs="$RUNS" -max_total_time="$MAX_TIME" -max_len="$MAX_LEN" \
   -print_final_stats=1 -artifact_prefix="$WORK/" \
-  "$WORK/corpus" fuzz/corpus/safetensors
+  "$WORK/corpus" "fuzz/corpus/$TARGET"

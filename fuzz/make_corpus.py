@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""Writes the seed corpus fuzz/corpus/safetensors/ (valid_* parse, bad_* fail)."""
+"""Writes the seed corpora fuzz/corpus/safetensors/ and fuzz/corpus/json/ (valid_* parse,
+bad_* fail)."""
 import json
 import os
 import struct
 
-OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus", "safetensors")
+CORPUS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus")
 SIZES = {"F64": 8, "F32": 4, "F16": 2, "BF16": 2, "I64": 8, "I32": 4, "I16": 2, "I8": 1,
          "U8": 1, "BOOL": 1}
 
@@ -30,9 +31,8 @@ def build(tensors, metadata=None, pad=True):
     return frame(text, bytes(i % 251 for i in range(off)))
 
 
-def main():
-    os.makedirs(OUT, exist_ok=True)
-    seeds = {
+def safetensors_seeds():
+    return {
         "valid_empty": frame("{}"),
         "valid_one_f32": build([("w", "F32", [2, 3])]),
         "valid_all_dtypes": build([(f"t.{d.lower()}", d, [2, 1]) for d in SIZES],
@@ -67,9 +67,57 @@ def main():
                         '"data_offsets":[0,1]}}'.encode(),
         "bad_json_offsets": b'{"w":{"dtype":"I8","shape":[3],"data_offsets":[1e3,2]}}',
     }
-    for name, data in seeds.items():
-        with open(os.path.join(OUT, name), "wb") as f:
-            f.write(data)
+
+
+def json_seeds():
+    config = {
+        "architectures": ["Gemma4ForConditionalGeneration"],
+        "text_config": {"hidden_size": 1536, "rope_theta": 1000000.0, "sliding_window": 512,
+                        "layer_types": ["sliding_attention", "full_attention"],
+                        "final_logit_softcapping": 30.0, "use_cache": True,
+                        "rope_scaling": None},
+        "eos_token_id": [1, 106],
+        "torch_dtype": "bfloat16",
+    }
+    return {
+        "valid_config": json.dumps(config, indent=2).encode(),
+        "valid_all_types": b'{"n":null,"t":true,"f":false,"i":-7,"x":2.5e-3,"s":"a\\"b",'
+                           b'"a":[1,[],{}],"o":{"":0}}',
+        "valid_scalar": b"42",
+        "valid_string_root": b'"\\u00e9\\ud83d\\ude00 \xf0\x9f\x98\x80"',
+        "valid_numbers": b"[9223372036854775807,-9223372036854775808,9223372036854775808,"
+                         b"18446744073709551616,1e308,-0,0.0,1E+2]",
+        "valid_escapes": b'["\\n\\t\\/\\\\\\u0000", "\\b\\f\\r"]',
+        "valid_deep_512": b"[" * 512 + b"]" * 512,
+        "valid_deep_objects": b'{"a":' * 100 + b"1" + b"}" * 100,
+        "valid_whitespace": b" \r\n\t{ \"k\" : [ 1 , 2 ] }\n",
+        "valid_bom": b"\xef\xbb\xbf{}",
+        "valid_siblings_same_key": b'[{"a":1},{"a":{"a":2}}]',
+        "bad_empty": b"",
+        "bad_deep_513": b"[" * 513 + b"]" * 513,
+        "bad_duplicate": b'{"a":1,"a":2}',
+        "bad_duplicate_escaped": b'{"x":{"\\u0061":1,"a":2}}',
+        "bad_utf8": b'["\xff"]',
+        "bad_overlong": b'"\xc0\xaf"',
+        "bad_lone_surrogate": b'"\\ud800"',
+        "bad_overflow": b"[1e400]",
+        "bad_trailing": b"{} {}",
+        "bad_nul": b"[1]\x00",
+        "bad_comment": b"// no\n{}",
+        "bad_single_quotes": b"{'a':1}",
+        "bad_trailing_comma": b"[1,]",
+        "bad_truncated": b'{"a":[1,2',
+        "bad_control_char": b'"a\x01b"',
+    }
+
+
+def main():
+    for corpus, seeds in (("safetensors", safetensors_seeds()), ("json", json_seeds())):
+        out = os.path.join(CORPUS, corpus)
+        os.makedirs(out, exist_ok=True)
+        for name, data in seeds.items():
+            with open(os.path.join(out, name), "wb") as f:
+                f.write(data)
 
 
 if __name__ == "__main__":
