@@ -4,8 +4,9 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "core/engine/text_file.h"
+#include "core/engine/model.h"
 #include "core/json_util.h"
+#include "core/mapped_file.h"
 
 namespace oxinfer::engine {
 namespace {
@@ -15,7 +16,7 @@ namespace {
 absl::StatusOr<std::vector<int32_t>> GenerationConfigStopTokens(const std::string& model_dir,
                                                                 int32_t vocab_size) {
   const std::string path = model_dir + "/generation_config.json";
-  auto text = ReadTextFile(path);
+  auto text = ReadFileToString(path, kMaxConfigFileBytes);
   if (absl::IsNotFound(text.status())) return std::vector<int32_t>{};
   if (!text.ok()) return text.status();
   auto json = ParseJsonStrict(*text);

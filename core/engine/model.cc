@@ -5,7 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "core/engine/text_file.h"
+#include "core/mapped_file.h"
 
 namespace oxinfer::engine {
 namespace {
@@ -29,9 +29,9 @@ void ProgressThunk(void* ctx, double done, double total, const char* what) {
 
 // config.json, or a diffusers folder's model_index.json.
 absl::StatusOr<std::string> ReadModelConfig(const std::string& model_dir) {
-  auto config = ReadTextFile(model_dir + "/config.json");
+  auto config = ReadFileToString(model_dir + "/config.json", kMaxConfigFileBytes);
   if (config.ok() || !absl::IsNotFound(config.status())) return config;
-  auto index = ReadTextFile(model_dir + "/model_index.json");
+  auto index = ReadFileToString(model_dir + "/model_index.json", kMaxConfigFileBytes);
   if (index.ok() || !absl::IsNotFound(index.status())) return index;
   return absl::NotFoundError(absl::StrFormat(
       "%s is not a model folder: it has neither config.json nor model_index.json", model_dir));

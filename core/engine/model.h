@@ -22,6 +22,10 @@
 
 namespace oxinfer::engine {
 
+// The largest config file (config.json, generation_config.json, ...) the
+// engine reads.
+inline constexpr uint64_t kMaxConfigFileBytes = uint64_t{16} << 20;
+
 // What oxi_model_open_params carries besides the folder and the backend.
 struct ModelOpenOptions {
   oxi_dtype weight_dtype = OXI_DTYPE_INVALID;  // as stored; Q8_0 / Q4_0: quantised at load
