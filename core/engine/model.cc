@@ -109,10 +109,9 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Open(const PluginRegistry& registr
     return absl::Status(info.status().code(),
                         absl::StrCat(best->name, ": ", info.status().message()));
   m->info_ = *std::move(info);
-  if (m->info_.generates_text() &&
-      (!OXI_MODEL_HAS(iface, forward) || !OXI_MODEL_HAS(iface, seq_free))) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "model plugin ", best->name, " says it generates text but lacks forward() or seq_free()"));
+  if (m->info_.generates_text() && !OXI_MODEL_HAS(iface, forward)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("model plugin ", best->name, " says it generates text but lacks forward()"));
   }
   if (m->info_.generates_images() &&
       (!OXI_MODEL_HAS(iface, generate_image) || !OXI_MODEL_HAS(iface, free_image))) {
@@ -146,7 +145,15 @@ absl::Status Model::TruncateSequence(int32_t seq, int64_t n_keep) {
       absl::StrFormat("%s: keeping %d positions of sequence %d", plugin_name_, n_keep, seq));
 }
 
-void Model::FreeSequence(int32_t seq) { iface_->seq_free(model_, seq); }
+void Model::FreeSequence(int32_t seq) {
+  // Optional entries: a model without them keeps no state per sequence.
+  if (OXI_MODEL_HAS(iface_, seq_free)) {
+    iface_->seq_free(model_, seq);
+  } else if (OXI_MODEL_HAS(iface_, seq_truncate)) {
+    char error[kMessageSize] = {};
+    iface_->seq_truncate(model_, seq, 0, error, sizeof error);
+  }
+}
 
 absl::StatusOr<Image> Model::GenerateImage(const oxi_image_request& request) {
   if (!info_.generates_images()) {
