@@ -60,6 +60,8 @@ const char* PluginStateName(PluginState state) {
       return "declined";
     case PluginState::kRejected:
       return "rejected";
+    case PluginState::kShadowed:
+      return "shadowed";
   }
   return "?";
 }
@@ -85,6 +87,12 @@ PluginRegistry::~PluginRegistry() = default;
 
 std::vector<std::string> PluginRegistry::SearchPath(absl::string_view plugin_dirs) {
   std::vector<std::string> candidates;
+  // The installation's folders first: their plugins win name clashes.
+  const std::string exe_dir = ExecutableDir();
+  if (!exe_dir.empty()) {
+    candidates.push_back(exe_dir);
+    candidates.push_back(exe_dir + "/../lib/oxinfer/plugins");
+  }
   for (absl::string_view d : absl::StrSplit(plugin_dirs, ':', absl::SkipEmpty())) {
     candidates.emplace_back(d);
   }
@@ -93,17 +101,11 @@ std::vector<std::string> PluginRegistry::SearchPath(absl::string_view plugin_dir
       candidates.emplace_back(d);
     }
   }
-  const std::string exe_dir = ExecutableDir();
-  if (!exe_dir.empty()) {
-    candidates.push_back(exe_dir);
-    candidates.push_back(exe_dir + "/../lib/oxinfer/plugins");
-  }
-  std::vector<std::string> dirs, seen;
+  std::vector<std::string> dirs;
   for (const auto& c : candidates) {
     if (!IsDirectory(c)) continue;
     const std::string real = RealPath(c);
-    if (std::find(seen.begin(), seen.end(), real) != seen.end()) continue;
-    seen.push_back(real);
+    if (std::find(dirs.begin(), dirs.end(), real) != dirs.end()) continue;
     dirs.push_back(real);
   }
   return dirs;
@@ -111,6 +113,7 @@ std::vector<std::string> PluginRegistry::SearchPath(absl::string_view plugin_dir
 
 void PluginRegistry::ScanDirectories(const std::vector<std::string>& dirs) {
   for (const auto& dir : dirs) {
+    searched_.push_back(dir);
     DIR* d = ::opendir(dir.c_str());
     if (d == nullptr) continue;
     std::vector<std::string> files;
@@ -185,10 +188,18 @@ absl::Status PluginRegistry::LoadFile(const std::string& path) {
         absl::StrFormat("%s: plugin '%s' has unknown kind %d", path, rec.name, rec.kind)));
   }
   for (const auto& other : records_) {
-    if (other.name == rec.name && other.state != PluginState::kRejected) {
-      return reject(absl::AlreadyExistsError(absl::StrFormat(
-          "%s: shadowed by %s (same name '%s', found first)", path, other.path, rec.name)));
+    if (other.name != rec.name || other.state == PluginState::kRejected ||
+        other.state == PluginState::kShadowed) {
+      continue;
     }
+    rec.state = PluginState::kShadowed;
+    rec.shadowed_by = other.path;
+    rec.reason =
+        absl::StrFormat("shadowed by %s (same name '%s', found first)", other.path, rec.name);
+    records_.push_back(rec);
+    const std::string warning = absl::StrCat(path, ": ", rec.reason, "; not used");
+    HostServices()->log(OXI_LOG_WARNING, "oxinfer", warning.c_str());
+    return absl::AlreadyExistsError(warning);
   }
   if (p->score == nullptr || p->get_interface == nullptr) {
     return reject(absl::InvalidArgumentError(
@@ -217,6 +228,9 @@ absl::Status PluginRegistry::LoadFile(const std::string& path) {
     return reject(absl::InvalidArgumentError(
         absl::StrFormat("%s: plugin '%s' interface has no size", path, rec.name)));
   }
+  if (rec.kind == OXI_PLUGIN_BACKEND) {
+    if (absl::Status s = CheckBackend(&rec); !s.ok()) return reject(s);
+  }
   rec.state = PluginState::kLoaded;
   records_.push_back(rec);
   return absl::OkStatus();
@@ -233,40 +247,14 @@ std::vector<const PluginRecord*> PluginRegistry::Loaded(int32_t kind) const {
   return out;
 }
 
-absl::StatusOr<const PluginRecord*> PluginRegistry::ChooseBackend(absl::string_view device) const {
-  const auto loaded = Loaded(OXI_PLUGIN_BACKEND);
-  if (device.empty() || device == "auto") {
-    if (loaded.empty()) {
-      // Say what was seen and why each was not usable: the fix is different
-      // for a missing folder, an old ABI and a CPU without the ISA.
-      std::string seen;
-      for (const auto& r : records_) {
-        if (r.kind != OXI_PLUGIN_BACKEND && r.state != PluginState::kRejected) continue;
-        absl::StrAppend(&seen, "\n  ", r.name.empty() ? r.path : r.name, " ",
-                        PluginStateName(r.state), ": ", r.reason);
-      }
-      return absl::NotFoundError(absl::StrCat(
-          "no usable backend plugin found; run `oxinfer --plugins` to see what was searched",
-          seen.empty() ? " (no backend plugin was found at all)" : seen));
-    }
-    return loaded.front();
-  }
-  if (device == "cpu") {
-    for (const PluginRecord* r : loaded) {
-      if (absl::StartsWith(r->name, "cpu-")) return r;
-    }
-    return absl::NotFoundError("no usable cpu-* backend plugin found");
-  }
+const PluginRecord* PluginRegistry::FindByName(absl::string_view name) const {
+  const PluginRecord* found = nullptr;
   for (const auto& r : records_) {
-    if (r.name != device || r.kind != OXI_PLUGIN_BACKEND) continue;
+    if (r.name != name || r.state == PluginState::kShadowed) continue;
     if (r.state == PluginState::kLoaded) return &r;
-    return absl::FailedPreconditionError(
-        absl::StrFormat("backend '%s' is %s: %s", device, PluginStateName(r.state), r.reason));
+    if (found == nullptr) found = &r;
   }
-  std::string names;
-  for (const PluginRecord* r : loaded) absl::StrAppend(&names, names.empty() ? "" : ", ", r->name);
-  return absl::NotFoundError(absl::StrFormat("no backend named '%s' (usable: %s)", device,
-                                             names.empty() ? "none" : names));
+  return found;
 }
 
 }  // namespace oxinfer

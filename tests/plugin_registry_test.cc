@@ -1,229 +1,327 @@
+// The plugin registry over small test plugins (tests/plugins): descriptor and
+// table checks, declines, scanning, the name-clash rule, backend records and
+// the choice of backends by device.
 #include "core/plugin_registry.h"
 
-#include <cstdio>
+#include <climits>
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "absl/strings/match.h"
-#include "core/backend_dispatch.h"
-#include "core/backend_profiler.h"
+#include "core/paths.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "oxinfer/plugin_abi.h"
 
 namespace oxinfer {
 namespace {
 
+using ::testing::HasSubstr;
+
 // Paths are relative to the runfiles root, the test's working directory.
-constexpr char kBadAbi[] = "tests/plugins/liboxinfer_bad_abi.so";
-constexpr char kDeclining[] = "tests/plugins/liboxinfer_declining.so";
-constexpr char kNoEntry[] = "tests/plugins/liboxinfer_no_entry.so";
-constexpr char kTruncated[] = "tests/plugins/liboxinfer_truncated_descriptor.so";
-constexpr char kExample[] = "examples/third_party_plugin/liboxinfer_example.so";
+std::string Plugin(const std::string& name) { return "tests/plugins/liboxinfer_" + name + ".so"; }
+
+std::string RealPath(const std::string& path) {
+  char buf[PATH_MAX];
+  return ::realpath(path.c_str(), buf) != nullptr ? std::string(buf) : path;
+}
 
 std::string TempDir(const std::string& name) {
   const char* base = std::getenv("TEST_TMPDIR");
   std::string dir = std::string(base ? base : "/tmp") + "/" + name;
   std::string cmd = "rm -rf '" + dir + "' && mkdir -p '" + dir + "'";
   EXPECT_EQ(std::system(cmd.c_str()), 0);
-  return dir;
+  return RealPath(dir);
 }
 
 void CopyFile(const std::string& from, const std::string& to) {
   std::ifstream in(from, std::ios::binary);
   std::ofstream out(to, std::ios::binary);
   out << in.rdbuf();
+  ASSERT_TRUE(in.good() && out.good()) << from << " -> " << to;
 }
 
-const PluginRecord* Find(const PluginRegistry& r, const std::string& path_suffix) {
+const PluginRecord* FindPath(const PluginRegistry& r, const std::string& path_suffix) {
   for (const auto& rec : r.plugins()) {
     if (absl::EndsWith(rec.path, path_suffix)) return &rec;
   }
   return nullptr;
 }
 
-TEST(PluginRegistryTest, RefusesAnotherAbiMajorNamingBothVersions) {
+// A registry holding the given test plugins, loaded by LoadFile in order.
+void Load(PluginRegistry* registry, const std::vector<std::string>& names) {
+  for (const std::string& n : names) registry->LoadFile(Plugin(n)).IgnoreError();
+}
+
+TEST(PluginRegistryTest, RefusesOtherAbiMajorsNamingBothVersions) {
   PluginRegistry registry;
-  absl::Status s = registry.LoadFile(kBadAbi);
-  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_TRUE(absl::StrContains(s.message(), "liboxinfer_bad_abi.so")) << s;
-  EXPECT_TRUE(absl::StrContains(s.message(), "built for plugin ABI 2.3")) << s;
-  EXPECT_TRUE(absl::StrContains(s.message(), "this host speaks ABI 1.")) << s;
-  ASSERT_EQ(registry.plugins().size(), 1u);
+  absl::Status old_abi = registry.LoadFile(Plugin("old_abi"));
+  EXPECT_EQ(old_abi.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(old_abi.message(), HasSubstr("liboxinfer_old_abi.so: built for plugin ABI 1.1, "
+                                           "this host speaks ABI 2.0 (major versions differ)"));
+  absl::Status future = registry.LoadFile(Plugin("bad_abi"));
+  EXPECT_THAT(future.message(), HasSubstr("liboxinfer_bad_abi.so: built for plugin ABI 3.0, "
+                                          "this host speaks ABI 2.0 (major versions differ)"));
+  ASSERT_EQ(registry.plugins().size(), 2u);
   EXPECT_EQ(registry.plugins()[0].state, PluginState::kRejected);
-  EXPECT_EQ(registry.plugins()[0].abi_major, 2u);
+  EXPECT_EQ(registry.plugins()[0].abi_major, 1u);
+  EXPECT_EQ(registry.plugins()[0].abi_minor, 1u);
+  EXPECT_EQ(registry.plugins()[1].abi_major, 3u);
 }
 
 TEST(PluginRegistryTest, RefusesFileWithoutEntrySymbol) {
   PluginRegistry registry;
-  absl::Status s = registry.LoadFile(kNoEntry);
+  absl::Status s = registry.LoadFile(Plugin("no_entry"));
   EXPECT_FALSE(s.ok());
-  EXPECT_TRUE(absl::StrContains(s.message(), "no entry symbol 'oxinfer_plugin_entry'")) << s;
+  EXPECT_THAT(s.message(), HasSubstr("no entry symbol 'oxinfer_plugin_entry'"));
   EXPECT_EQ(registry.plugins()[0].state, PluginState::kRejected);
 }
 
 TEST(PluginRegistryTest, RefusesTruncatedDescriptor) {
   PluginRegistry registry;
-  absl::Status s = registry.LoadFile(kTruncated);
+  absl::Status s = registry.LoadFile(Plugin("truncated_descriptor"));
   EXPECT_FALSE(s.ok());
-  EXPECT_TRUE(absl::StrContains(s.message(), "descriptor too small")) << s;
+  EXPECT_THAT(s.message(), HasSubstr("descriptor too small (16 bytes"));
+}
+
+TEST(PluginRegistryTest, RefusesBackendTablesMissingEntriesNamingThem) {
+  PluginRegistry registry;
+  absl::Status incomplete = registry.LoadFile(Plugin("incomplete_table"));
+  EXPECT_EQ(incomplete.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(incomplete.message(),
+              HasSubstr("backend 'incomplete-table' lacks buffer_read, execute, supports "
+                        "(required without OXI_BACKEND_COMPLETE)"));
+  absl::Status small = registry.LoadFile(Plugin("small_table"));
+  EXPECT_EQ(small.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(small.message(), HasSubstr("backend 'small-table' has a "));
+  EXPECT_THAT(small.message(), HasSubstr("smaller than ABI 2.0's"));
+  for (const PluginRecord& r : registry.plugins()) EXPECT_EQ(r.state, PluginState::kRejected);
 }
 
 TEST(PluginRegistryTest, RecordsDeclineWithReason) {
   PluginRegistry registry;
-  absl::Status s = registry.LoadFile(kDeclining);
-  EXPECT_FALSE(s.ok());
+  EXPECT_FALSE(registry.LoadFile(Plugin("declining")).ok());
   ASSERT_EQ(registry.plugins().size(), 1u);
   const PluginRecord& r = registry.plugins()[0];
   EXPECT_EQ(r.state, PluginState::kDeclined);
   EXPECT_EQ(r.name, "declining");
   EXPECT_EQ(r.score, 0);
   EXPECT_EQ(r.reason, "needs a device this machine does not have");
-  EXPECT_FALSE(registry.ChooseBackend("declining").ok());
-  EXPECT_TRUE(
-      absl::StrContains(registry.ChooseBackend("declining").status().message(), "needs a device"));
+  Load(&registry, {"test_cpu"});
+  auto chosen = registry.ChooseBackends("declining");
+  EXPECT_EQ(chosen.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(chosen.status().message(), HasSubstr("is declined: needs a device"));
+}
+
+TEST(PluginRegistryTest, BackendRecordsDescribeKindFlagsAndDevice) {
+  PluginRegistry registry;
+  Load(&registry, {"partial_gpu", "test_cpu"});
+  ASSERT_EQ(registry.plugins().size(), 2u);
+  const PluginRecord& gpu = registry.plugins()[0];
+  ASSERT_EQ(gpu.state, PluginState::kLoaded) << gpu.reason;
+  EXPECT_EQ(gpu.backend.device_name, "test-gpu");
+  EXPECT_EQ(gpu.backend.device_kind, OXI_DEVICE_GPU);
+  EXPECT_FALSE(gpu.backend.complete());
+  EXPECT_TRUE(gpu.backend.host_memory());  // the SDK's host-memory buffers
+  EXPECT_EQ(BackendFlagsName(gpu.backend.flags), "partial, host memory");
+  EXPECT_STREQ(DeviceKindName(gpu.backend.device_kind), "gpu");
+  ASSERT_TRUE(gpu.backend.device.has_value());
+  EXPECT_EQ(gpu.backend.device->name, "device of test-gpu");
+  EXPECT_EQ(gpu.backend.device->compute_units, 7);
+  EXPECT_EQ(gpu.backend.device->memory_total, uint64_t{3} << 30);
+  EXPECT_EQ(gpu.backend.device->memory_free, uint64_t{1} << 30);
+  EXPECT_EQ(gpu.backend.device->subgroup_size, 32);
+  EXPECT_EQ(gpu.backend.device->driver, "test driver 1.2");
+  EXPECT_EQ(gpu.backend_iface(), gpu.iface);
+
+  const PluginRecord& cpu = registry.plugins()[1];
+  EXPECT_EQ(cpu.backend.device_kind, OXI_DEVICE_CPU);
+  EXPECT_EQ(BackendFlagsName(cpu.backend.flags), "complete, host memory");
+  EXPECT_STREQ(DeviceKindName(OXI_DEVICE_ACCEL), "accel");
+  EXPECT_STREQ(DeviceKindName(42), "?");
 }
 
 TEST(PluginRegistryTest, ScanGoesOnPastBadFiles) {
   const std::string dir = TempDir("scan");
-  CopyFile(kBadAbi, dir + "/liboxinfer_bad_abi.so");
-  CopyFile(kNoEntry, dir + "/liboxinfer_no_entry.so");
-  CopyFile(kExample, dir + "/liboxinfer_example.so");
-  CopyFile(kDeclining, dir + "/liboxinfer_declining.so");
-  {
-    std::ofstream text(dir + "/liboxinfer_text.so");
-    text << "this is not a shared object\n";
-  }
+  CopyFile(Plugin("bad_abi"), dir + "/liboxinfer_bad_abi.so");
+  CopyFile(Plugin("no_entry"), dir + "/liboxinfer_no_entry.so");
+  CopyFile(Plugin("test_cpu"), dir + "/liboxinfer_test_cpu.so");
+  CopyFile(Plugin("declining"), dir + "/liboxinfer_declining.so");
+  std::ofstream(dir + "/liboxinfer_text.so") << "this is not a shared object\n";
   std::ofstream(dir + "/liboxinfer_empty.so").close();
   std::ofstream(dir + "/unrelated.so") << "ignored: wrong prefix";
 
   PluginRegistry registry;
   registry.ScanDirectories({dir});
+  EXPECT_EQ(registry.searched(), std::vector<std::string>{dir});
   ASSERT_EQ(registry.plugins().size(), 6u);
-
-  const PluginRecord* text = Find(registry, "liboxinfer_text.so");
+  const PluginRecord* text = FindPath(registry, "liboxinfer_text.so");
   ASSERT_NE(text, nullptr);
   EXPECT_EQ(text->state, PluginState::kRejected);
-  EXPECT_TRUE(absl::StrContains(text->reason, "not a shared object")) << text->reason;
-  EXPECT_EQ(Find(registry, "liboxinfer_empty.so")->state, PluginState::kRejected);
-  EXPECT_EQ(Find(registry, "liboxinfer_bad_abi.so")->state, PluginState::kRejected);
-  EXPECT_EQ(Find(registry, "liboxinfer_declining.so")->state, PluginState::kDeclined);
-
-  const PluginRecord* example = Find(registry, "liboxinfer_example.so");
-  ASSERT_NE(example, nullptr);
-  EXPECT_EQ(example->state, PluginState::kLoaded) << example->reason;
-  EXPECT_EQ(example->name, "example");
-  EXPECT_EQ(example->version, "1.0.0");
-  EXPECT_EQ(example->score, 1);
-  auto chosen = registry.ChooseBackend("auto");
+  EXPECT_THAT(text->reason, HasSubstr("not a shared object"));
+  EXPECT_EQ(FindPath(registry, "liboxinfer_empty.so")->state, PluginState::kRejected);
+  EXPECT_EQ(FindPath(registry, "liboxinfer_bad_abi.so")->state, PluginState::kRejected);
+  EXPECT_EQ(FindPath(registry, "liboxinfer_no_entry.so")->state, PluginState::kRejected);
+  EXPECT_EQ(FindPath(registry, "liboxinfer_declining.so")->state, PluginState::kDeclined);
+  const PluginRecord* cpu = FindPath(registry, "liboxinfer_test_cpu.so");
+  ASSERT_NE(cpu, nullptr);
+  EXPECT_EQ(cpu->state, PluginState::kLoaded) << cpu->reason;
+  EXPECT_EQ(cpu->name, "test-cpu");
+  EXPECT_EQ(cpu->version, "1.0.0");
+  EXPECT_EQ(cpu->score, 10);
+  EXPECT_EQ(registry.FindByName("test-cpu"), cpu);
+  auto chosen = registry.ChooseBackends("auto");
   ASSERT_TRUE(chosen.ok()) << chosen.status();
-  EXPECT_EQ((*chosen)->name, "example");
-  EXPECT_EQ(registry.ChooseBackend("nonexistent").status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(chosen->accelerator, nullptr);
+  EXPECT_EQ(chosen->cpu, cpu);
 }
 
-TEST(PluginRegistryTest, FirstFolderWinsForTheSameName) {
-  const std::string a = TempDir("first"), b = TempDir("second");
-  CopyFile(kExample, a + "/liboxinfer_example.so");
-  CopyFile(kExample, b + "/liboxinfer_example.so");
+TEST(PluginRegistryTest, ChoosesTheBestCompleteCpuAndTheBestGpu) {
   PluginRegistry registry;
-  registry.ScanDirectories({a, b});
+  Load(&registry, {"test_cpu", "accel", "partial_gpu", "cpu_partial", "test_cpu_fast", "model"});
+  const PluginRecord* fast = registry.FindByName("test-cpu-fast");
+  const PluginRecord* gpu = registry.FindByName("test-gpu");
+  ASSERT_NE(fast, nullptr);
+  ASSERT_NE(gpu, nullptr);
+  ASSERT_EQ(registry.Loaded(OXI_PLUGIN_BACKEND).size(), 5u);
+
+  auto expect = [&](absl::string_view device, const char* accelerator, const char* cpu) {
+    SCOPED_TRACE(std::string(device));
+    auto c = registry.ChooseBackends(device);
+    ASSERT_TRUE(c.ok()) << c.status();
+    if (accelerator == nullptr) {
+      EXPECT_EQ(c->accelerator, nullptr);
+    } else {
+      ASSERT_NE(c->accelerator, nullptr);
+      EXPECT_EQ(c->accelerator->name, accelerator);
+    }
+    ASSERT_NE(c->cpu, nullptr);
+    EXPECT_EQ(c->cpu->name, cpu);
+  };
+  // The ACCEL backend scores best but "auto" never picks one.
+  expect("auto", "test-gpu", "test-cpu-fast");
+  expect("", "test-gpu", "test-cpu-fast");
+  expect("gpu", "test-gpu", "test-cpu-fast");
+  expect("cpu", nullptr, "test-cpu-fast");
+  expect("test-accel", "test-accel", "test-cpu-fast");
+  expect("test-cpu-partial", "test-cpu-partial", "test-cpu-fast");
+  // A complete CPU backend named: it is the fallback, nothing else.
+  expect("test-cpu", nullptr, "test-cpu");
+
+  for (const char* prefix : {"test", "test-cp", "test-gp", "gp"}) {
+    auto c = registry.ChooseBackends(prefix);
+    EXPECT_EQ(c.status().code(), absl::StatusCode::kNotFound) << prefix;
+    EXPECT_THAT(c.status().message(), HasSubstr("no backend named '"));
+    EXPECT_THAT(c.status().message(),
+                HasSubstr("test-gpu (tests/plugins/liboxinfer_partial_gpu.so): loaded, device "
+                          "kind gpu, partial, host memory"));
+  }
+  auto model = registry.ChooseBackends("test-model");
+  EXPECT_EQ(model.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(model.status().message(), HasSubstr("is a model plugin, not a backend"));
+}
+
+TEST(PluginRegistryTest, NeverAnAccelBackendForAutoOrGpu) {
+  PluginRegistry registry;
+  Load(&registry, {"accel", "test_cpu"});
+  auto chosen = registry.ChooseBackends("auto");
+  ASSERT_TRUE(chosen.ok()) << chosen.status();
+  EXPECT_EQ(chosen->accelerator, nullptr);
+  EXPECT_EQ(chosen->cpu->name, "test-cpu");
+  auto gpu = registry.ChooseBackends("gpu");
+  EXPECT_EQ(gpu.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(gpu.status().message(), HasSubstr("no usable GPU backend"));
+  EXPECT_THAT(gpu.status().message(), HasSubstr("test-accel ("));
+  EXPECT_THAT(gpu.status().message(), HasSubstr("loaded, device kind accel, partial"));
+}
+
+TEST(PluginRegistryTest, APartialCpuBackendIsNoFallback) {
+  PluginRegistry registry;
+  Load(&registry, {"cpu_partial", "partial_gpu", "declining"});
+  for (const char* device : {"auto", "cpu", "gpu", "test-gpu", "test-cpu-partial"}) {
+    auto c = registry.ChooseBackends(device);
+    EXPECT_EQ(c.status().code(), absl::StatusCode::kNotFound) << device;
+    EXPECT_THAT(c.status().message(), HasSubstr("no complete CPU backend is loaded")) << device;
+    EXPECT_THAT(c.status().message(), HasSubstr("test-cpu-partial ("));
+    EXPECT_THAT(c.status().message(), HasSubstr("loaded, device kind cpu, partial"));
+    EXPECT_THAT(c.status().message(),
+                HasSubstr("declining (tests/plugins/liboxinfer_declining.so): declined: needs a "
+                          "device this machine does not have"));
+  }
+}
+
+TEST(PluginRegistryTest, NoBackendAtAllSaysWhereItLooked) {
+  const std::string dir = TempDir("nothing_here");
+  PluginRegistry registry;
+  registry.ScanDirectories({dir});
+  auto c = registry.ChooseBackends("auto");
+  EXPECT_EQ(c.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(c.status().message(),
+              HasSubstr("No backend plugin was found at all; searched: " + dir));
+}
+
+// The installation's folders are scanned first (SearchPath), and the first of
+// a name wins: a same-named plugin found later is shadowed, with a warning.
+TEST(PluginRegistryTest, FirstFolderWinsNameClashesWithAWarning) {
+  const std::string installed = TempDir("installed"), user = TempDir("user");
+  CopyFile(Plugin("test_cpu"), installed + "/liboxinfer_test_cpu.so");
+  CopyFile(Plugin("declining"), installed + "/liboxinfer_declining.so");
+  CopyFile(Plugin("test_cpu_shadow"), user + "/liboxinfer_test_cpu.so");
+  CopyFile(Plugin("declining"), user + "/liboxinfer_declining.so");
+  PluginRegistry registry;
+  ::testing::internal::CaptureStderr();
+  registry.ScanDirectories({installed, user});
+  const std::string warnings = ::testing::internal::GetCapturedStderr();
+  ASSERT_EQ(registry.plugins().size(), 4u);
+
+  const PluginRecord* winner = FindPath(registry, installed + "/liboxinfer_test_cpu.so");
+  const PluginRecord* loser = FindPath(registry, user + "/liboxinfer_test_cpu.so");
+  ASSERT_NE(winner, nullptr);
+  ASSERT_NE(loser, nullptr);
+  EXPECT_EQ(winner->state, PluginState::kLoaded);
+  EXPECT_EQ(loser->state, PluginState::kShadowed);
+  EXPECT_EQ(loser->version, "9.9.9-user");
+  EXPECT_EQ(loser->shadowed_by, winner->path);
+  EXPECT_EQ(loser->score, 0);  // never scored
+  EXPECT_THAT(loser->reason, HasSubstr("shadowed by " + winner->path));
+  EXPECT_THAT(warnings, HasSubstr("[oxinfer] warning: " + loser->path + ": shadowed by " +
+                                  winner->path + " (same name 'test-cpu', found first)"));
+  // A declined plugin wins too: the same plugin would decline again.
+  EXPECT_EQ(FindPath(registry, user + "/liboxinfer_declining.so")->state, PluginState::kShadowed);
+  EXPECT_EQ(registry.FindByName("test-cpu"), winner);
+  auto chosen = registry.ChooseBackends("test-cpu");
+  ASSERT_TRUE(chosen.ok()) << chosen.status();
+  EXPECT_EQ(chosen->cpu->version, "1.0.0");
+}
+
+// A plugin that could not be used at all claims no name.
+TEST(PluginRegistryTest, ARejectedPluginShadowsNothing) {
+  const std::string first = TempDir("first"), second = TempDir("second");
+  CopyFile(Plugin("rejected_test_cpu"), first + "/liboxinfer_test_cpu.so");
+  CopyFile(Plugin("test_cpu"), second + "/liboxinfer_test_cpu.so");
+  PluginRegistry registry;
+  registry.ScanDirectories({first, second});
   ASSERT_EQ(registry.plugins().size(), 2u);
-  EXPECT_EQ(registry.plugins()[0].state, PluginState::kLoaded);
-  EXPECT_EQ(registry.plugins()[1].state, PluginState::kRejected);
-  EXPECT_TRUE(absl::StrContains(registry.plugins()[1].reason, "shadowed by"))
-      << registry.plugins()[1].reason;
+  EXPECT_EQ(registry.plugins()[0].name, "test-cpu");
+  EXPECT_EQ(registry.plugins()[0].state, PluginState::kRejected);
+  EXPECT_THAT(registry.plugins()[0].reason, HasSubstr("smaller than ABI 2.0's"));
+  EXPECT_EQ(registry.plugins()[1].state, PluginState::kLoaded) << registry.plugins()[1].reason;
+  EXPECT_EQ(registry.FindByName("test-cpu"), &registry.plugins()[1]);
 }
 
-TEST(PluginRegistryTest, SearchPathOrder) {
-  const std::string a = TempDir("flag"), b = TempDir("env");
-  setenv("OXINFER_PLUGIN_PATH", (b + ":/nonexistent").c_str(), 1);
-  auto dirs = PluginRegistry::SearchPath(a + ":" + a);
+TEST(PluginRegistryTest, SearchPathPutsTheInstallationFirst) {
+  const std::string flag = TempDir("flag"), env = TempDir("env");
+  setenv("OXINFER_PLUGIN_PATH", (env + ":/nonexistent:" + flag).c_str(), 1);
+  const std::vector<std::string> dirs = PluginRegistry::SearchPath(flag + ":" + flag);
   unsetenv("OXINFER_PLUGIN_PATH");
-  ASSERT_GE(dirs.size(), 3u);  // flag, env, the executable's folder
-  EXPECT_EQ(dirs[0], a);
-  EXPECT_EQ(dirs[1], b);
-}
-
-// The third-party plugin serves the ops it has; the rest come from the
-// fallback table, here a minimal one defined in the test.
-int32_t FallbackScale(void*, const float* x, int64_t n, float s, float b, float* out) {
-  for (int64_t i = 0; i < n; ++i) out[i] = -1.0f;  // must not be used: example has scale
-  (void)x, (void)s, (void)b;
-  return OXI_OK;
-}
-int32_t FallbackUnary(void*, oxi_unary_op, const float* x, int64_t n, float* out) {
-  for (int64_t i = 0; i < n; ++i) out[i] = x[i] * 2.0f;
-  return OXI_OK;
-}
-
-TEST(BackendDispatchTest, AcceleratorOpsFirstThenFallback) {
-  PluginRegistry registry;
-  ASSERT_TRUE(registry.LoadFile(kExample).ok());
-  const auto* example = static_cast<const oxi_backend_iface*>(registry.plugins()[0].iface);
-  oxi_backend_iface fallback = {};
-  fallback.struct_size = sizeof fallback;
-  fallback.device_name = "fallback";
-  fallback.scale = &FallbackScale;
-  fallback.unary = &FallbackUnary;
-  ComposedBackend composed(example, &fallback);
-  const oxi_backend_iface* b = composed.iface();
-  EXPECT_STREQ(b->device_name, "example");
-
-  std::vector<float> x(10000), y(10000);
-  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i);
-  ASSERT_EQ(b->scale(b->self, x.data(), 10000, 0.5f, 1.0f, y.data()), OXI_OK);
-  for (size_t i = 0; i < x.size(); ++i) ASSERT_EQ(y[i], x[i] * 0.5f + 1.0f);
-  ASSERT_EQ(b->unary(b->self, OXI_UNARY_SILU, x.data(), 10, y.data()), OXI_OK);
-  EXPECT_EQ(y[3], 6.0f);  // from the fallback
-  float three[3] = {1, 2, 3}, one[1] = {10}, out[3];
-  ASSERT_EQ(b->binary(b->self, OXI_BINARY_ADD, three, one, 3, 1, out), OXI_OK);
-  EXPECT_EQ(out[2], 13.0f);
-  // Neither table has matmul.
-  EXPECT_EQ(b->matmul(b->self, x.data(), 1, 1, x.data(), OXI_DTYPE_F32, 1, y.data()),
-            OXI_UNIMPLEMENTED);
-}
-
-// The layout query goes to the table that serves matmul; a table without it
-// (an ABI 1.0 plugin, or one that has no preference) keeps the asked type.
-int32_t TestMatmul(void*, const float*, int64_t, int64_t, const void*, oxi_dtype, int64_t, float*) {
-  return OXI_OK;
-}
-oxi_dtype PreferX8(void*, oxi_dtype t, int64_t n, int64_t) {
-  return t == OXI_DTYPE_Q4_0 && n % 8 == 0 ? OXI_DTYPE_Q4_0_X8 : t;
-}
-
-TEST(BackendDispatchTest, MatmulWeightDtypeFollowsTheMatmulTable) {
-  oxi_backend_iface cpu = {};
-  cpu.struct_size = sizeof cpu;
-  cpu.device_name = "cpu";
-  cpu.matmul = &TestMatmul;
-  cpu.matmul_weight_dtype = &PreferX8;
-  oxi_backend_iface accel = {};
-  accel.struct_size = sizeof accel;
-  accel.device_name = "accel";
-
-  // The accelerator lacks matmul: the CPU serves it and its layout applies.
-  ComposedBackend no_matmul(&accel, &cpu);
-  const oxi_backend_iface* b = no_matmul.iface();
-  EXPECT_EQ(b->matmul_weight_dtype(b->self, OXI_DTYPE_Q4_0, 64, 128), OXI_DTYPE_Q4_0_X8);
-  EXPECT_EQ(b->matmul_weight_dtype(b->self, OXI_DTYPE_Q4_0, 60, 128), OXI_DTYPE_Q4_0);
-
-  // The accelerator has matmul and no preference: weights stay as asked.
-  accel.matmul = &TestMatmul;
-  ComposedBackend with_matmul(&accel, &cpu);
-  b = with_matmul.iface();
-  EXPECT_EQ(b->matmul_weight_dtype(b->self, OXI_DTYPE_Q4_0, 64, 128), OXI_DTYPE_Q4_0);
-
-  // An ABI 1.0 table (no field at all) behaves the same.
-  accel.struct_size = offsetof(oxi_backend_iface, matmul_weight_dtype);
-  ComposedBackend old_abi(&accel, &cpu);
-  b = old_abi.iface();
-  EXPECT_EQ(b->matmul_weight_dtype(b->self, OXI_DTYPE_Q4_0, 64, 128), OXI_DTYPE_Q4_0);
-
-  // --profile wraps the table and passes the query through.
-  BackendProfiler profiled(&cpu);
-  b = profiled.iface();
-  EXPECT_EQ(b->matmul_weight_dtype(b->self, OXI_DTYPE_Q4_0, 64, 128), OXI_DTYPE_Q4_0_X8);
+  // The test binary's folder, then --plugin-dir, then the variable; repeats
+  // and missing folders dropped.
+  ASSERT_EQ(dirs.size(), 3u);
+  EXPECT_EQ(dirs[0], RealPath(ExecutableDir()));
+  EXPECT_EQ(dirs[1], flag);
+  EXPECT_EQ(dirs[2], env);
 }
 
 }  // namespace

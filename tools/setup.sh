@@ -7,7 +7,7 @@ set -euo pipefail
 PACKAGES=(
   bazel-bootstrap           # Bazel 4.2.3 (offline setup: see WORKSPACE)
   g++ clang libclang-rt-14-dev  # gcc builds; clang for libFuzzer + ASan
-  libabsl-dev libprotobuf-dev protobuf-compiler libre2-dev
+  libabsl-dev libre2-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   zlib1g-dev libpng-dev nlohmann-json3-dev libicu-dev
   python3                   # .ci/run's summary only; the build needs no Python packages

@@ -1,7 +1,5 @@
-// Loads liboxinfer_png.so as the host does and checks round trips and the
-// errors on malformed input.
-#include <dlfcn.h>
-
+// Loads liboxinfer_png.so through the registry, as the host does, and checks
+// round trips and the errors on malformed input.
 #include <cstdint>
 #include <cstring>
 #include <fstream>
@@ -10,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "core/host_services.h"
 #include "gtest/gtest.h"
 #include "oxinfer/plugin_abi.h"
+#include "tests/support/test_backends.h"
 
 namespace oxinfer {
 namespace {
@@ -22,18 +20,9 @@ constexpr char kPlugin[] = "plugins/codecs/png/liboxinfer_png.so";
 class PngCodecTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    handle_ = dlopen(kPlugin, RTLD_NOW | RTLD_LOCAL);
-    ASSERT_NE(handle_, nullptr) << dlerror();
-    auto entry = reinterpret_cast<oxi_plugin_entry_fn>(dlsym(handle_, OXI_ENTRY_SYMBOL));
-    ASSERT_NE(entry, nullptr);
-    const oxi_plugin* plugin = entry();
-    ASSERT_EQ(plugin->abi_major, static_cast<uint32_t>(OXI_ABI_MAJOR));
-    ASSERT_EQ(plugin->kind, OXI_PLUGIN_CODEC);
-    char reason[256] = {0};
-    ASSERT_GT(plugin->score(HostServices(), reason, sizeof(reason)), 0) << reason;
-    codec_ = static_cast<const oxi_codec_iface*>(
-        plugin->get_interface(HostServices(), reason, sizeof(reason)));
-    ASSERT_NE(codec_, nullptr) << reason;
+    auto iface = testing::LoadPluginIface(testing::Runfile(kPlugin), OXI_PLUGIN_CODEC);
+    ASSERT_TRUE(iface.ok()) << iface.status();
+    codec_ = static_cast<const oxi_codec_iface*>(*iface);
   }
 
   std::vector<uint8_t> Encode(const oxi_image& img) {
@@ -55,11 +44,9 @@ class PngCodecTest : public ::testing::Test {
     return s;
   }
 
-  static void* handle_;
   static const oxi_codec_iface* codec_;
 };
 
-void* PngCodecTest::handle_ = nullptr;
 const oxi_codec_iface* PngCodecTest::codec_ = nullptr;
 
 std::vector<uint8_t> ReadAll(const std::string& path) {
@@ -88,7 +75,7 @@ TEST_F(PngCodecTest, RoundTripsEveryChannelCountAndOddSizes) {
   uint32_t seed = 1;
   for (int c : {1, 3, 4}) {
     for (const auto& wh : sizes) {
-      SCOPED_TRACE(testing::Message() << wh[0] << "x" << wh[1] << "x" << c);
+      SCOPED_TRACE(::testing::Message() << wh[0] << "x" << wh[1] << "x" << c);
       std::vector<uint8_t> pixels = RandomPixels(wh[0], wh[1], c, seed++);
       oxi_image img = {sizeof(oxi_image), wh[0], wh[1], c, pixels.data()};
       std::vector<uint8_t> bytes = Encode(img);

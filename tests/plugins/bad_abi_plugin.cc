@@ -1,11 +1,17 @@
-// A plugin built for a future ABI major: the host must refuse it by name.
+// A plugin built for a future ABI major (3.0): the host must refuse it by name.
 #include "oxinfer/plugin.hpp"
 
 namespace {
 int32_t Score(const oxi_host_services*, char*, size_t) { return 100; }
 const void* GetInterface(const oxi_host_services*, char*, size_t) { return nullptr; }
-const oxi_plugin kPlugin = {sizeof(oxi_plugin), OXI_ABI_MAJOR + 1, 3, OXI_PLUGIN_BACKEND,
-                            "future-backend", "9.0.0", "built for ABI 2", &Score,
+const oxi_plugin kPlugin = {sizeof(oxi_plugin),
+                            OXI_ABI_MAJOR + 1,
+                            0,
+                            OXI_PLUGIN_BACKEND,
+                            "future-backend",
+                            "9.0.0",
+                            "built for ABI 3",
+                            &Score,
                             &GetInterface};
 }  // namespace
 

@@ -8,8 +8,8 @@ int32_t Score(const oxi_host_services*, char* reason, size_t size) {
 }
 const void* GetInterface(const oxi_host_services*, char*, size_t) { return nullptr; }
 const oxi_plugin kPlugin = {sizeof(oxi_plugin), OXI_ABI_MAJOR, OXI_ABI_MINOR,
-                            OXI_PLUGIN_BACKEND, "declining", "0.1.0", "always declines",
-                            &Score, &GetInterface};
+                            OXI_PLUGIN_BACKEND, "declining",   "0.1.0",
+                            "always declines",  &Score,        &GetInterface};
 }  // namespace
 
 OXINFER_DEFINE_PLUGIN(kPlugin)

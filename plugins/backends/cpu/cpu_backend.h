@@ -1,5 +1,6 @@
-// The CPU backend's kernels, one source compiled once per ISA variant. Each
-// build defines OXI_CPU_NS (scalar, avx2, avx512, neon) so that the objects of
+// The CPU backend (ABI 2): every operation of ops.h on host-memory buffers.
+// Its sources are compiled once per ISA variant (variants.bzl); each build
+// defines OXI_CPU_NS (scalar, avx2, avx512, neon) so that the objects of
 // different variants never share a symbol.
 //
 // Semantics shared by every variant (the scalar build is the reference):
@@ -10,7 +11,8 @@
 #ifndef OXINFER_PLUGINS_BACKENDS_CPU_CPU_BACKEND_H_
 #define OXINFER_PLUGINS_BACKENDS_CPU_CPU_BACKEND_H_
 
-#include "oxinfer/plugin_abi.h"
+#include "oxinfer/abi_common.h"
+#include "oxinfer/backend_abi.h"
 
 #ifndef OXI_CPU_NS
 #error "OXI_CPU_NS must name the variant (scalar, avx2, avx512, neon)"

@@ -48,7 +48,7 @@ const void* GetIface(const oxi_host_services* host, char* error, size_t error_si
 }
 
 const oxi_plugin kPlugin = {
-    sizeof(oxi_plugin),  OXI_ABI_MAJOR, OXI_ABI_MINOR, OXI_PLUGIN_BACKEND, OXI_CPU_NAME, "0.1.0",
+    sizeof(oxi_plugin),  OXI_ABI_MAJOR, OXI_ABI_MINOR, OXI_PLUGIN_BACKEND, OXI_CPU_NAME, "0.2.0",
     OXI_CPU_DESCRIPTION, &Score,        &GetIface,
 };
 

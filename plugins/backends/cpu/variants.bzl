@@ -1,4 +1,52 @@
-"""One CPU kernel source, built once per ISA into its own plugin .so."""
+"""The CPU backend's sources, built once per ISA into its own plugin .so."""
+
+load("//tools/build_defs:plugin.bzl", "oxinfer_plugin")
+
+# Every kernel source: compiled with the variant's ISA flags.
+KERNEL_SRCS = [
+    "attention.cc",
+    "attention_gemm.cc",
+    "backend.cc",
+    "buffers.cc",
+    "conv1d.cc",
+    "conv2d.cc",
+    "convert_ops.cc",
+    "device_info.cc",
+    "elementwise.cc",
+    "gated_delta.cc",
+    "group_norm.cc",
+    "image_ops.cc",
+    "matmul.cc",
+    "matmul_float_decode.cc",
+    "matmul_gemm.cc",
+    "matmul_quant_act.cc",
+    "matmul_quant_decode.cc",
+    "matmul_x8.cc",
+    "norms.cc",
+    "op_table.cc",
+    "quantise.cc",
+    "rope.cc",
+    "rows.cc",
+    "rows_ops.cc",
+    "runtime.cc",
+    "softmax.cc",
+    "unary.cc",
+    "validate.cc",
+    "vec.cc",
+]
+
+KERNEL_HDRS = [
+    "attention.h",
+    "buffer.h",
+    "device_info.h",
+    "matmul_kernels.h",
+    "op_table.h",
+    "rows.h",
+    "runtime.h",
+    "simd.h",
+    "validate.h",
+    "vec.h",
+]
 
 def cpu_backend_variant(name, variant_id, isa_copts = [], target_compatible_with = []):
     """Declares :kernels_<name> and :liboxinfer_cpu_<name>.so.
@@ -12,7 +60,7 @@ def cpu_backend_variant(name, variant_id, isa_copts = [], target_compatible_with
     ns = ["-DOXI_CPU_NS=" + name]
     native.cc_library(
         name = "kernels_" + name,
-        srcs = ["kernels.cc"],
+        srcs = KERNEL_SRCS + KERNEL_HDRS,
         hdrs = ["cpu_backend.h"],
         # fp-contract off: every variant rounds a*b+c the same way unless a
         # kernel asks for an FMA explicitly.
@@ -20,16 +68,10 @@ def cpu_backend_variant(name, variant_id, isa_copts = [], target_compatible_with
         target_compatible_with = target_compatible_with,
         deps = ["//core:sdk"],
     )
-    native.cc_binary(
-        name = "liboxinfer_cpu_%s.so" % name,
+    oxinfer_plugin(
+        name = "cpu_" + name,
         srcs = ["plugin_entry.cc"],
-        copts = ns + ["-DOXI_CPU_VARIANT=%d" % variant_id, "-fvisibility=hidden"],
-        linkshared = 1,
-        linkopts = ["-Wl,--version-script=$(location :exports.lds)"],
-        additional_linker_inputs = [":exports.lds"],
+        copts = ns + ["-DOXI_CPU_VARIANT=%d" % variant_id],
         target_compatible_with = target_compatible_with,
-        deps = [
-            ":kernels_" + name,
-            "//core:sdk",
-        ],
+        deps = [":kernels_" + name],
     )

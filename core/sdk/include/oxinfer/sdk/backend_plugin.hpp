@@ -5,6 +5,7 @@
 //     bool Supports(const oxi_op& op) const;     // which calls it takes
 //     sdk::Status Execute(const oxi_op& op);      // one operation
 //     // Optional:
+//     static constexpr uint32_t kBackendFlags = OXI_BACKEND_COMPLETE;  // OXI_BACKEND_*
 //     static int32_t Score(const oxi_host_services* host, std::string* reason);
 //     sdk::Status Synchronize();
 //     oxi_dtype PreferredWeightDtype(oxi_dtype dtype, int64_t rows, int64_t cols) const;
@@ -67,6 +68,13 @@ inline bool AllF32(const oxi_op& op) {
 }
 
 namespace internal {
+
+// T::kBackendFlags, or 0.
+template <typename T, typename = void>
+struct BackendFlags : std::integral_constant<uint32_t, 0> {};
+template <typename T>
+struct BackendFlags<T, std::void_t<decltype(T::kBackendFlags)>>
+    : std::integral_constant<uint32_t, T::kBackendFlags> {};
 
 template <typename T, typename = void>
 struct HasScore : std::false_type {};
@@ -142,6 +150,7 @@ class BackendPlugin {
     t.self = impl;
     t.device_name = name;
     t.device_kind = device_kind;
+    t.flags = internal::BackendFlags<T>::value;
     t.supports = &Supports;
     t.execute = &Execute;
     if constexpr (internal::HasAlloc<T>::value) {
