@@ -16,8 +16,10 @@ namespace oxinfer::engine {
 namespace {
 
 using testing::GreedySession;
+using testing::LogHas;
 using testing::MakeModel;
 using testing::OpenEngine;
+using testing::Raw;
 using testing::RawIds;
 using testing::ReadLog;
 using testing::TestModel;
@@ -26,22 +28,6 @@ std::vector<int32_t> Ids(int32_t from, int32_t count) {
   std::vector<int32_t> ids;
   for (int32_t i = 0; i < count; ++i) ids.push_back(from + i);
   return ids;
-}
-
-absl::StatusOr<Reply> Raw(Session& session, const std::string& text, int64_t max_tokens,
-                          std::vector<std::string> stops = {},
-                          const EventCallback& on_event = nullptr) {
-  auto prompt = session.RawPrompt(text);
-  if (!prompt.ok()) return prompt.status();
-  GenerationOptions options;
-  options.max_tokens = max_tokens;
-  options.stop_strings = std::move(stops);
-  return session.Generate(*prompt, options, on_event);
-}
-
-bool LogHas(const TestModel& m, const std::string& line) {
-  const auto lines = ReadLog(m);
-  return std::find(lines.begin(), lines.end(), line) != lines.end();
 }
 
 TEST(EngineSessionTest, RawPromptCountsUpToMaxTokens) {
@@ -332,71 +318,6 @@ TEST(EngineSessionTest, TheDefaultTemplateOrAClearError) {
   EXPECT_TRUE(absl::StrContains(refused.status().message(), "no chat template"))
       << refused.status();
   EXPECT_TRUE(Raw(*session, "a", 1).ok());  // raw prompts still work
-}
-
-// Several sessions on several threads: each reply is what the session gives
-// alone, while the forwards carry several sequences.
-TEST(EngineSessionTest, ConcurrentSessionsAreBatchedAndExact) {
-  constexpr int kSessions = 4;
-  const std::string prompts[kSessions] = {"a", "ef", "k", "pq"};
-  TestModel m = MakeModel("batch", R"("forward_delay_ms": 1, "max_sequences": 8)");
-  auto engine = OpenEngine(m.dir, kSessions);
-  ASSERT_TRUE(engine.ok()) << engine.status();
-  std::vector<std::string> alone(kSessions);
-  {
-    auto session = GreedySession(**engine);
-    for (int i = 0; i < kSessions; ++i) {
-      auto reply = Raw(*session, prompts[i], 24);
-      ASSERT_TRUE(reply.ok()) << reply.status();
-      alone[i] = reply->content;
-    }
-  }
-  EXPECT_EQ(testing::MaxEntriesPerForward(m), 1);
-
-  std::vector<std::unique_ptr<Session>> sessions;
-  for (int i = 0; i < kSessions; ++i) sessions.push_back(GreedySession(**engine));
-  std::vector<std::string> together(kSessions);
-  std::vector<std::thread> threads;
-  std::mutex mu;
-  std::condition_variable cv;
-  int ready = 0;
-  for (int i = 0; i < kSessions; ++i) {
-    threads.emplace_back([&, i] {
-      {
-        std::unique_lock<std::mutex> lock(mu);
-        ++ready;
-        cv.notify_all();
-        cv.wait(lock, [&] { return ready == kSessions; });
-      }
-      auto reply = Raw(*sessions[i], prompts[i], 24);
-      if (reply.ok()) together[i] = reply->content;
-    });
-  }
-  for (auto& t : threads) t.join();
-  for (int i = 0; i < kSessions; ++i) EXPECT_EQ(together[i], alone[i]) << prompts[i];
-  EXPECT_GT(testing::MaxEntriesPerForward(m), 1);
-}
-
-TEST(EngineSessionTest, SessionsBeyondTheLimitAreRefused) {
-  TestModel m = MakeModel("slots", "");
-  auto engine = OpenEngine(m.dir, 2);
-  ASSERT_TRUE(engine.ok()) << engine.status();
-  auto a = GreedySession(**engine);
-  auto b = GreedySession(**engine);
-  ASSERT_TRUE(Raw(*a, "a", 2).ok());
-  auto c = (*engine)->NewSession({});
-  ASSERT_FALSE(c.ok());
-  EXPECT_EQ(c.status().code(), absl::StatusCode::kResourceExhausted);
-  EXPECT_TRUE(absl::StrContains(c.status().message(), "all 2 sessions")) << c.status();
-  const int32_t freed = a->sequence_id();
-  a.reset();
-  auto d = GreedySession(**engine);
-  ASSERT_NE(d, nullptr);
-  EXPECT_EQ(d->sequence_id(), freed);
-  auto reply = Raw(*d, "a", 2);  // the new session does not see the old one's tokens
-  ASSERT_TRUE(reply.ok()) << reply.status();
-  EXPECT_EQ(reply->stats.reused_tokens, 0);
-  EXPECT_TRUE(LogHas(m, "free " + std::to_string(freed)));
 }
 
 TEST(EngineSessionTest, TextModelsMakeNoImages) {

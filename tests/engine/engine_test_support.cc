@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -77,6 +78,21 @@ std::vector<std::string> ReadLog(const TestModel& model) {
   std::vector<std::string> lines;
   for (std::string line; std::getline(in, line);) lines.push_back(line);
   return lines;
+}
+
+absl::StatusOr<Reply> Raw(Session& session, const std::string& text, int64_t max_tokens,
+                          std::vector<std::string> stops, const EventCallback& on_event) {
+  auto prompt = session.RawPrompt(text);
+  if (!prompt.ok()) return prompt.status();
+  GenerationOptions options;
+  options.max_tokens = max_tokens;
+  options.stop_strings = std::move(stops);
+  return session.Generate(*prompt, options, on_event);
+}
+
+bool LogHas(const TestModel& model, const std::string& line) {
+  const auto lines = ReadLog(model);
+  return std::find(lines.begin(), lines.end(), line) != lines.end();
 }
 
 int MaxEntriesPerForward(const TestModel& model) {

@@ -34,8 +34,14 @@ absl::StatusOr<std::unique_ptr<Engine>> OpenEngine(const std::string& model_dir,
 // A greedy session.
 std::unique_ptr<Session> GreedySession(Engine& engine);
 
-// The log's lines.
+// A raw prompt's reply.
+absl::StatusOr<Reply> Raw(Session& session, const std::string& text, int64_t max_tokens,
+                          std::vector<std::string> stops = {},
+                          const EventCallback& on_event = nullptr);
+
+// The log's lines, and whether one of them is `line`.
 std::vector<std::string> ReadLog(const TestModel& model);
+bool LogHas(const TestModel& model, const std::string& line);
 // The largest number of entries any logged forward carried.
 int MaxEntriesPerForward(const TestModel& model);
 
