@@ -1,107 +1,161 @@
 #include "core/backend_dispatch.h"
 
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "core/dispatch/device.h"
+#include "core/dispatch/dispatcher.h"
+#include "core/dispatch/profiled_backend.h"
+#include "oxinfer/sdk/common.hpp"
 
 namespace oxinfer {
 namespace {
 
-const ComposedBackend* Self(void* self) { return static_cast<const ComposedBackend*>(self); }
+using dispatch::Dispatcher;
 
-// The table that serves `field`: the primary when it is new enough to have the
-// field and fills it, else the fallback.
-#define OXI_PICK(self, field)                                                   \
-  const oxi_backend_iface* b = Self(self)->primary();                           \
-  if (!(OXI_HAS_FIELD(b, oxi_backend_iface, field) && b->field != nullptr)) {   \
-    b = Self(self)->fallback();                                                 \
-    if (!(OXI_HAS_FIELD(b, oxi_backend_iface, field) && b->field != nullptr)) { \
-      return OXI_UNIMPLEMENTED;                                                 \
-    }                                                                           \
-  }
+Dispatcher* D(void* self) { return static_cast<Dispatcher*>(self); }
 
-int32_t Matmul(void* self, const float* x, int64_t m, int64_t k, const void* w, oxi_dtype wt,
-               int64_t n, float* y) {
-  OXI_PICK(self, matmul);
-  return b->matmul(b->self, x, m, k, w, wt, n, y);
-}
-int32_t Convert(void* self, const void* src, oxi_dtype st, void* dst, oxi_dtype dt, int64_t rows,
-                int64_t k) {
-  OXI_PICK(self, convert);
-  return b->convert(b->self, src, st, dst, dt, rows, k);
-}
-int32_t GetRows(void* self, const void* table, oxi_dtype dt, int64_t n_rows, int64_t k,
-                const int32_t* ids, int64_t n_ids, float* out) {
-  OXI_PICK(self, get_rows);
-  return b->get_rows(b->self, table, dt, n_rows, k, ids, n_ids, out);
-}
-int32_t RmsNorm(void* self, const float* x, const float* w, float off, int64_t rows, int64_t dim,
-                float eps, float* out) {
-  OXI_PICK(self, rms_norm);
-  return b->rms_norm(b->self, x, w, off, rows, dim, eps, out);
-}
-int32_t Rope(void* self, float* x, int64_t n_tok, int32_t n_heads, int32_t head_dim,
-             int32_t rot_dim, const int32_t* pos, const float* inv_freq) {
-  OXI_PICK(self, rope);
-  return b->rope(b->self, x, n_tok, n_heads, head_dim, rot_dim, pos, inv_freq);
-}
-int32_t Softmax(void* self, float* x, int64_t rows, int64_t cols, float scale) {
-  OXI_PICK(self, softmax);
-  return b->softmax(b->self, x, rows, cols, scale);
-}
-int32_t Unary(void* self, oxi_unary_op op, const float* x, int64_t n, float* out) {
-  OXI_PICK(self, unary);
-  return b->unary(b->self, op, x, n, out);
-}
-int32_t Binary(void* self, oxi_binary_op op, const float* a, const float* bb, int64_t n, int64_t nb,
-               float* out) {
-  OXI_PICK(self, binary);
-  return b->binary(b->self, op, a, bb, n, nb, out);
-}
-int32_t Scale(void* self, const float* x, int64_t n, float s, float bias, float* out) {
-  OXI_PICK(self, scale);
-  return b->scale(b->self, x, n, s, bias, out);
-}
-int32_t Attention(void* self, const oxi_attention_params* p) {
-  OXI_PICK(self, attention);
-  return b->attention(b->self, p);
+int32_t ToOxi(const absl::Status& status, char* error, size_t error_size) {
+  if (status.ok()) return OXI_OK;
+  sdk::WriteMessage(error, error_size, std::string(status.message()));
+  return static_cast<int32_t>(status.code());
 }
 
-// Asked of the table that serves matmul, whose layouts matter; convert() must
-// then produce that layout, which every CPU variant does.
-oxi_dtype MatmulWeightDtype(void* self, oxi_dtype dtype, int64_t n, int64_t k) {
-  const oxi_backend_iface* b = Self(self)->primary();
-  if (!(OXI_HAS_FIELD(b, oxi_backend_iface, matmul) && b->matmul != nullptr)) {
-    b = Self(self)->fallback();
-  }
-  if (!(OXI_HAS_FIELD(b, oxi_backend_iface, matmul_weight_dtype) &&
-        b->matmul_weight_dtype != nullptr)) {
-    return dtype;
-  }
-  return b->matmul_weight_dtype(b->self, dtype, n, k);
+// ---- the composed table's entries: the dispatcher's, with C errors ----
+int32_t Alloc(void* self, uint64_t size, uint32_t flags, oxi_buffer** out, char* error,
+              size_t error_size) {
+  if (out == nullptr)
+    return ToOxi(absl::InvalidArgumentError("buffer_alloc: out is NULL"), error, error_size);
+  absl::StatusOr<oxi_buffer*> b = D(self)->Alloc(size, flags);
+  *out = b.ok() ? *b : nullptr;
+  return ToOxi(b.status(), error, error_size);
 }
-
-#undef OXI_PICK
+int32_t Wrap(void* self, const void* host, uint64_t size, uint32_t flags, oxi_buffer** out,
+             char* error, size_t error_size) {
+  if (out == nullptr)
+    return ToOxi(absl::InvalidArgumentError("buffer_wrap: out is NULL"), error, error_size);
+  absl::StatusOr<oxi_buffer*> b = D(self)->Wrap(host, size, flags);
+  *out = b.ok() ? *b : nullptr;
+  return ToOxi(b.status(), error, error_size);
+}
+void Free(void* self, oxi_buffer* buffer) { D(self)->Free(buffer); }
+void* HostPtr(void* self, oxi_buffer* buffer) { return D(self)->HostPtr(buffer); }
+int32_t Write(void* self, oxi_buffer* dst, uint64_t offset, const void* src, uint64_t size,
+              char* error, size_t error_size) {
+  return ToOxi(D(self)->Write(dst, offset, src, size), error, error_size);
+}
+int32_t Read(void* self, oxi_buffer* src, uint64_t offset, void* dst, uint64_t size, char* error,
+             size_t error_size) {
+  return ToOxi(D(self)->Read(src, offset, dst, size), error, error_size);
+}
+int32_t Copy(void* self, oxi_buffer* dst, uint64_t dst_offset, oxi_buffer* src, uint64_t src_offset,
+             uint64_t size, char* error, size_t error_size) {
+  return ToOxi(D(self)->Copy(dst, dst_offset, src, src_offset, size), error, error_size);
+}
+int32_t Supports(void* self, const oxi_op* op) {
+  return op != nullptr && D(self)->Supports(op) ? 1 : 0;
+}
+int32_t Execute(void* self, const oxi_op* const* ops, int64_t n, char* error, size_t error_size) {
+  return ToOxi(D(self)->Execute(ops, n), error, error_size);
+}
+int32_t Synchronize(void* self, char* error, size_t error_size) {
+  return ToOxi(D(self)->Synchronize(), error, error_size);
+}
+oxi_dtype Preferred(void* self, oxi_dtype dtype, int64_t rows, int64_t cols) {
+  return D(self)->PreferredWeightDtype(dtype, rows, cols);
+}
+int32_t Info(void* self, oxi_device_info* info) {
+  return D(self)->device(dispatch::kAccel).DeviceInfo(info);
+}
 
 }  // namespace
 
-ComposedBackend::ComposedBackend(const oxi_backend_iface* primary,
-                                 const oxi_backend_iface* fallback)
-    : primary_(primary), fallback_(fallback) {
+bool BackendCheckFromEnvironment() {
+  const char* v = std::getenv("OXINFER_BACKEND_CHECK");
+  return v != nullptr && std::strcmp(v, "1") == 0;
+}
+
+absl::StatusOr<std::unique_ptr<ComposedBackend>> ComposedBackend::Create(
+    const oxi_backend_iface* accelerator, const oxi_backend_iface* cpu,
+    const DispatchOptions& options) {
+  OXI_RETURN_IF_ERROR(dispatch::Device::Validate(cpu, "cpu"));
+  if (accelerator == cpu) accelerator = nullptr;
+  if (accelerator != nullptr) {
+    OXI_RETURN_IF_ERROR(dispatch::Device::Validate(accelerator, "accelerator"));
+  }
+  std::unique_ptr<ComposedBackend> c(new ComposedBackend());
+  c->cpu_ = cpu;
+  if (accelerator != nullptr) {
+    c->dispatcher_ = std::make_unique<Dispatcher>(accelerator, cpu, options.profile, options.check);
+    c->BuildTable();
+  } else if (options.profile) {
+    c->profiled_ = std::make_unique<dispatch::ProfiledBackend>(cpu);
+  }
+  return c;
+}
+
+void ComposedBackend::BuildTable() {
+  const Dispatcher& d = *dispatcher_;
+  name_ = d.name();
   std::memset(&table_, 0, sizeof table_);
   table_.struct_size = sizeof table_;
-  table_.self = this;
-  name_ = primary->device_name ? primary->device_name : "?";
+  table_.self = dispatcher_.get();
   table_.device_name = name_.c_str();
-  table_.matmul = &Matmul;
-  table_.convert = &Convert;
-  table_.get_rows = &GetRows;
-  table_.rms_norm = &RmsNorm;
-  table_.rope = &Rope;
-  table_.softmax = &Softmax;
-  table_.unary = &Unary;
-  table_.binary = &Binary;
-  table_.scale = &Scale;
-  table_.attention = &Attention;
-  table_.matmul_weight_dtype = &MatmulWeightDtype;
+  table_.device_kind = d.device(dispatch::kAccel).iface()->device_kind;
+  table_.flags = OXI_BACKEND_COMPLETE | (d.shared() ? OXI_BACKEND_HOST_MEMORY : 0u);
+  table_.buffer_alloc = &Alloc;
+  table_.buffer_wrap = d.device(dispatch::kCpu).can_wrap() ? &Wrap : nullptr;
+  table_.buffer_free = &Free;
+  table_.buffer_host_ptr = &HostPtr;
+  table_.buffer_write = &Write;
+  table_.buffer_read = &Read;
+  table_.buffer_copy = &Copy;
+  table_.supports = &Supports;
+  table_.execute = &Execute;
+  table_.synchronize = &Synchronize;
+  table_.preferred_weight_dtype = &Preferred;
+  table_.device_info = &Info;
+}
+
+ComposedBackend::~ComposedBackend() {
+  const std::string report = CheckReport();
+  if (!report.empty()) std::fputs(report.c_str(), stderr);
+}
+
+const oxi_backend_iface* ComposedBackend::iface() const {
+  if (dispatcher_ != nullptr) return &table_;
+  if (profiled_ != nullptr) return profiled_->iface();
+  return cpu_;
+}
+
+const dispatch::Profile* ComposedBackend::profile() const {
+  if (dispatcher_ != nullptr) return dispatcher_->profile();
+  return profiled_ != nullptr ? profiled_->profile() : nullptr;
+}
+
+const dispatch::CheckLog* ComposedBackend::check_log() const {
+  return dispatcher_ != nullptr ? dispatcher_->check_log() : nullptr;
+}
+
+std::string ComposedBackend::ProfileReport() const {
+  const dispatch::Profile* p = profile();
+  return p != nullptr ? p->Report() : "";
+}
+
+void ComposedBackend::ResetProfile() {
+  dispatch::Profile* p = dispatcher_ != nullptr ? dispatcher_->profile()
+                         : profiled_ != nullptr ? profiled_->profile()
+                                                : nullptr;
+  if (p != nullptr) p->Reset();
+}
+
+std::string ComposedBackend::CheckReport() const {
+  const dispatch::CheckLog* log = check_log();
+  if (log == nullptr) return "";
+  return log->Report(dispatcher_->device(dispatch::kAccel).name(),
+                     dispatcher_->device(dispatch::kCpu).name());
 }
 
 }  // namespace oxinfer

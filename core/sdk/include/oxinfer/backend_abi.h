@@ -90,7 +90,10 @@ typedef struct oxi_backend_iface {
   /* ---- compute ---- */
   /* Whether execute would run this op with these dtypes and shapes: 1 yes,
    * 0 no. Optional for a COMPLETE backend (then: yes). Cheap and pure: the
-   * host asks it per call. */
+   * host asks it per call. It decides on the op's kind, dtypes, shapes,
+   * strides, scalars and which operands are the same buffer, never on the
+   * buffers' contents: the host asks before the data is on this backend, with
+   * operand buffers that are its own handles, which must not be dereferenced. */
   int32_t (*supports)(void* self, const oxi_op* op);
   /* Runs n_ops operations in order (one, or a recorded sequence that a GPU
    * backend may submit at once). Stops at the first failure, whose message
