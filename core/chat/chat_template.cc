@@ -24,154 +24,6 @@ constexpr const char* kReasoningFields[] = {"reasoning_content", "thinking", "re
 
 // Gemma 2/3 (as google/gemma-3 tokenizer_config.json): system text folded
 // into the first user turn.
-constexpr char kGemmaTemplate[] = R"JINJA(
-{{- bos_token -}}
-{%- set ns = namespace(prefix='') -%}
-{%- for message in messages -%}
-  {%- if loop.first and message['role'] == 'system' -%}
-    {%- if message['content'] is string -%}
-      {%- set ns.prefix = message['content'] + '\n\n' -%}
-    {%- else -%}
-      {%- set ns.prefix = message['content'][0]['text'] + '\n\n' -%}
-    {%- endif -%}
-  {%- else -%}
-    {%- set role = 'model' if message['role'] == 'assistant' else message['role'] -%}
-    {{- '<start_of_turn>' + role + '\n' + ns.prefix -}}
-    {%- set ns.prefix = '' -%}
-    {%- if message['content'] is string -%}
-      {{- message['content'] | trim -}}
-    {%- else -%}
-      {%- for part in message['content'] -%}
-        {%- if part['type'] == 'image' -%}{{- '<start_of_image>' -}}
-        {%- elif part['type'] == 'text' -%}{{- part['text'] | trim -}}
-        {%- endif -%}
-      {%- endfor -%}
-    {%- endif -%}
-    {{- '<end_of_turn>\n' -}}
-  {%- endif -%}
-{%- endfor -%}
-{%- if add_generation_prompt -%}{{- '<start_of_turn>model\n' -}}{%- endif -%}
-)JINJA";
-
-// Gemma 4 (as the E2B/E4B chat template of 2026-07-09): <|turn>role ... <turn|>,
-// thinking switched on by <|think|> in the system turn, reasoning of the
-// turns after the last user message replayed in a thought channel.
-constexpr char kGemma4Template[] = R"JINJA(
-{%- macro strip_thinking(text) -%}
-  {%- set ns = namespace(out='') -%}
-  {%- for part in text.split('<channel|>') -%}
-    {%- set ns.out = ns.out + (part.split('<|channel>')[0] if '<|channel>' in part else part) -%}
-  {%- endfor -%}
-  {{- ns.out | trim -}}
-{%- endmacro -%}
-{%- set enable_thinking = enable_thinking | default(false) -%}
-{%- set loop_messages = messages -%}
-{%- set has_system = messages and messages[0]['role'] in ['system', 'developer'] -%}
-{{- bos_token -}}
-{%- if enable_thinking or has_system -%}
-  {{- '<|turn>system\n' -}}
-  {%- if enable_thinking -%}{{- '<|think|>\n' -}}{%- endif -%}
-  {%- if has_system -%}
-    {%- if messages[0]['content'] is string -%}
-      {{- messages[0]['content'] | trim -}}
-    {%- else -%}
-      {%- for part in messages[0]['content'] -%}{{- part['text'] | trim + ' ' -}}{%- endfor -%}
-    {%- endif -%}
-    {%- set loop_messages = messages[1:] -%}
-  {%- endif -%}
-  {{- '<turn|>\n' -}}
-{%- endif -%}
-{%- set ns = namespace(last_user=-1, prev_role=none) -%}
-{%- for message in loop_messages -%}
-  {%- if message['role'] == 'user' -%}{%- set ns.last_user = loop.index0 -%}{%- endif -%}
-{%- endfor -%}
-{%- for message in loop_messages -%}
-  {%- set role = 'model' if message['role'] == 'assistant' else message['role'] -%}
-  {%- if not (role == 'model' and ns.prev_role == 'assistant') -%}
-    {{- '<|turn>' + role + '\n' -}}
-  {%- endif -%}
-  {%- set thinking = message.get('reasoning') or message.get('reasoning_content') -%}
-  {%- if thinking and loop.index0 > ns.last_user -%}
-    {{- '<|channel>thought\n' + thinking + '\n<channel|>' -}}
-  {%- endif -%}
-  {%- if message.get('content') is string -%}
-    {{- strip_thinking(message['content']) if role == 'model' else message['content'] | trim -}}
-  {%- elif message.get('content') is sequence -%}
-    {%- for part in message['content'] -%}
-      {%- if part.get('type') == 'text' -%}
-        {{- strip_thinking(part['text']) if role == 'model' else part['text'] | trim -}}
-      {%- elif part.get('type') in ['image', 'image_url'] -%}{{- '<|image|>' -}}
-      {%- elif part.get('type') in ['audio', 'input_audio'] -%}{{- '<|audio|>' -}}
-      {%- elif part.get('type') == 'video' -%}{{- '<|video|>' -}}
-      {%- endif -%}
-    {%- endfor -%}
-  {%- endif -%}
-  {%- if not (role == 'model' and not loop.last and loop.nextitem['role'] == 'assistant') -%}
-    {{- '<turn|>\n' -}}
-  {%- endif -%}
-  {%- set ns.prev_role = message['role'] -%}
-{%- endfor -%}
-{%- if add_generation_prompt -%}{{- '<|turn>model\n' -}}{%- endif -%}
-)JINJA";
-
-// Plain ChatML.
-constexpr char kChatmlTemplate[] = R"JINJA(
-{%- for message in messages -%}
-  {%- set content = message['content'] if message['content'] is string else
-      message['content'] | selectattr('type', 'equalto', 'text') | map(attribute='text') | join -%}
-  {{- '<|im_start|>' + message['role'] + '\n' + content + '<|im_end|>\n' -}}
-{%- endfor -%}
-{%- if add_generation_prompt -%}{{- '<|im_start|>assistant\n' -}}{%- endif -%}
-)JINJA";
-
-// Qwen 3.5 (as its chat_template.jinja): ChatML with <think> blocks on the
-// turns after the last user message and in the generation prompt.
-constexpr char kQwen35Template[] = R"JINJA(
-{%- macro render_content(content) -%}
-  {%- if content is string -%}{{- content -}}
-  {%- elif content is iterable and content is not mapping -%}
-    {%- for item in content -%}
-      {%- if 'image' in item or 'image_url' in item or item.type == 'image' -%}
-        {{- '<|vision_start|><|image_pad|><|vision_end|>' -}}
-      {%- elif 'video' in item or item.type == 'video' -%}
-        {{- '<|vision_start|><|video_pad|><|vision_end|>' -}}
-      {%- elif 'text' in item -%}{{- item.text -}}
-      {%- endif -%}
-    {%- endfor -%}
-  {%- endif -%}
-{%- endmacro -%}
-{%- set ns = namespace(last_query=messages | length - 1) -%}
-{%- for message in messages -%}
-  {%- if message.role == 'user' -%}{%- set ns.last_query = loop.index0 -%}{%- endif -%}
-{%- endfor -%}
-{%- for message in messages -%}
-  {%- set content = render_content(message.content) | trim -%}
-  {%- if message.role == 'assistant' -%}
-    {%- if message.reasoning_content is string -%}
-      {%- set reasoning = message.reasoning_content -%}
-    {%- elif '</think>' in content -%}
-      {%- set reasoning = content.split('</think>')[0].rstrip('\n').split('<think>')[-1].lstrip('\n') -%}
-      {%- set content = content.split('</think>')[-1].lstrip('\n') -%}
-    {%- else -%}
-      {%- set reasoning = '' -%}
-    {%- endif -%}
-    {%- if loop.index0 > ns.last_query -%}
-      {{- '<|im_start|>assistant\n<think>\n' + (reasoning | trim) + '\n</think>\n\n' + content -}}
-    {%- else -%}
-      {{- '<|im_start|>assistant\n' + content -}}
-    {%- endif -%}
-    {{- '<|im_end|>\n' -}}
-  {%- else -%}
-    {{- '<|im_start|>' + message.role + '\n' + content + '<|im_end|>\n' -}}
-  {%- endif -%}
-{%- endfor -%}
-{%- if add_generation_prompt -%}
-  {{- '<|im_start|>assistant\n' -}}
-  {{- '<think>\n\n</think>\n\n' if enable_thinking is defined and enable_thinking is false
-      else '<think>\n' -}}
-{%- endif -%}
-)JINJA";
-
 absl::StatusOr<std::string> ReadFile(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   if (!f) return absl::NotFoundError(absl::StrCat("cannot open ", path));
@@ -300,7 +152,9 @@ absl::StatusOr<ChatTemplate> ChatTemplate::FromTokenizerConfig(absl::string_view
   return ct;
 }
 
-absl::StatusOr<ChatTemplate> ChatTemplate::FromModelDir(const std::string& dir) {
+absl::StatusOr<ChatTemplate> ChatTemplate::FromModelDir(const std::string& dir,
+                                                       absl::string_view default_source,
+                                                       const Value& default_special_tokens) {
   auto config_text = ReadFile(dir + "/tokenizer_config.json");
   Value special = Value::Dict();
   if (config_text.ok()) {
@@ -311,42 +165,25 @@ absl::StatusOr<ChatTemplate> ChatTemplate::FromModelDir(const std::string& dir) 
     }
     special = SpecialTokensFromConfig(*config);
   }
+  if (default_special_tokens.is_dict()) {
+    for (const auto& [k, v] : default_special_tokens.object().items()) {
+      if (!special.object().Find(k)) special.object().Set(k, v);
+    }
+  }
+  auto with_defaults = [&](absl::StatusOr<ChatTemplate> t) -> absl::StatusOr<ChatTemplate> {
+    if (t.ok()) t->special_tokens_ = special;
+    return t;
+  };
   auto jinja = ReadFile(dir + "/chat_template.jinja");
   if (jinja.ok()) return FromSource(*jinja, special);
-  if (!config_text.ok()) {
-    return absl::NotFoundError(
-        absl::StrCat(dir, " has neither chat_template.jinja nor tokenizer_config.json"));
+  if (config_text.ok()) {
+    auto t = FromTokenizerConfig(*config_text);
+    if (t.ok() || !absl::IsNotFound(t.status())) return with_defaults(std::move(t));
   }
-  return FromTokenizerConfig(*config_text);
-}
-
-ChatTemplate ChatTemplate::Builtin(BuiltinFormat format) {
-  Value tokens = Value::Dict();
-  const char* source = nullptr;
-  switch (format) {
-    case BuiltinFormat::kGemma:
-      tokens.object().Set("bos_token", Value("<bos>"));
-      tokens.object().Set("eos_token", Value("<eos>"));
-      source = kGemmaTemplate;
-      break;
-    case BuiltinFormat::kGemma4:
-      tokens.object().Set("bos_token", Value("<bos>"));
-      tokens.object().Set("eos_token", Value("<eos>"));
-      source = kGemma4Template;
-      break;
-    case BuiltinFormat::kChatml:
-      tokens.object().Set("eos_token", Value("<|im_end|>"));
-      source = kChatmlTemplate;
-      break;
-    case BuiltinFormat::kQwen35:
-      tokens.object().Set("eos_token", Value("<|im_end|>"));
-      tokens.object().Set("pad_token", Value("<|endoftext|>"));
-      source = kQwen35Template;
-      break;
-  }
-  auto t = FromSource(source, tokens);
-  // The built-in sources are fixed and covered by tests.
-  return std::move(*t);
+  if (!default_source.empty()) return FromSource(default_source, special);
+  return absl::NotFoundError(absl::StrCat(
+      dir, " has no chat template (neither chat_template.jinja nor a chat_template in "
+           "tokenizer_config.json)"));
 }
 
 std::vector<std::string> ChatTemplate::template_names() const {

@@ -24,17 +24,6 @@
 
 namespace oxinfer::chat {
 
-// Prompt formats built in for checkpoints without a template. For text-only
-// conversations without tools, each renders what the official template
-// named renders (tested against transformers); tools, tool calls and
-// media beyond image placeholders need the checkpoint's own template.
-enum class BuiltinFormat {
-  kGemma,   // Gemma 2/3: <start_of_turn>user ... <end_of_turn>, system folded into user.
-  kGemma4,  // Gemma 4 (E2B/E4B template of 2026-07-09): <|turn>role ... <turn|>; enable_thinking.
-  kChatml,  // Plain ChatML: <|im_start|>role ... <|im_end|>.
-  kQwen35,  // Qwen 3.5: ChatML with <think> blocks; enable_thinking.
-};
-
 class ChatTemplate {
  public:
   // From the text of a tokenizer_config.json: its `chat_template` (a string,
@@ -49,9 +38,12 @@ class ChatTemplate {
                                                  const Value& special_tokens = Value::Dict());
   // From a checkpoint folder: chat_template.jinja if present, else the
   // template in tokenizer_config.json; special tokens from tokenizer_config.json.
-  static absl::StatusOr<ChatTemplate> FromModelDir(const std::string& dir);
-  // A built-in format.
-  static ChatTemplate Builtin(BuiltinFormat format);
+  // When the folder has no template, `default_source` (if not empty) is used
+  // instead; NOT_FOUND otherwise. `default_special_tokens` (a dict) fills the
+  // named special tokens tokenizer_config.json does not name.
+  static absl::StatusOr<ChatTemplate> FromModelDir(
+      const std::string& dir, absl::string_view default_source = "",
+      const Value& default_special_tokens = Value::Dict());
 
   // Renders `messages` (a list of dicts). `tools` is None or a list of JSON
   // schemas; `extra` a dict of further template variables (enable_thinking,

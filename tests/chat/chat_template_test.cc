@@ -19,39 +19,6 @@ Value Json(const std::string& s) {
   return v.ok() ? *v : Value();
 }
 
-constexpr char kMessages[] = R"([
-  {"role": "system", "content": "Be brief."},
-  {"role": "user", "content": "Hi"},
-  {"role": "assistant", "content": "Hello.", "tool_calls": null},
-  {"role": "user", "content": [{"type": "text", "text": "Bye"}]}
-])";
-
-TEST(ChatTemplateTest, BuiltinGemma) {
-  ChatTemplate t = ChatTemplate::Builtin(BuiltinFormat::kGemma);
-  auto r = t.Render(Json(kMessages));
-  ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_EQ(*r,
-            "<bos><start_of_turn>user\nBe brief.\n\nHi<end_of_turn>\n"
-            "<start_of_turn>model\nHello.<end_of_turn>\n"
-            "<start_of_turn>user\nBye<end_of_turn>\n"
-            "<start_of_turn>model\n");
-  r = t.Render(Json(R"([{"role": "user", "content": "x"}])"), Value::None(), false);
-  ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_EQ(*r, "<bos><start_of_turn>user\nx<end_of_turn>\n");
-}
-
-TEST(ChatTemplateTest, BuiltinChatml) {
-  ChatTemplate t = ChatTemplate::Builtin(BuiltinFormat::kChatml);
-  auto r = t.Render(Json(kMessages));
-  ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_EQ(*r,
-            "<|im_start|>system\nBe brief.<|im_end|>\n"
-            "<|im_start|>user\nHi<|im_end|>\n"
-            "<|im_start|>assistant\nHello.<|im_end|>\n"
-            "<|im_start|>user\nBye<|im_end|>\n"
-            "<|im_start|>assistant\n");
-}
-
 TEST(ChatTemplateTest, NormalizeDropsNoneAndAliasesReasoning) {
   auto n = NormalizeMessages(
       Json(R"([{"role": "assistant", "content": "a", "tool_calls": null, "reasoning": "r"}])"));
@@ -129,6 +96,28 @@ TEST(ChatTemplateTest, FromModelDirPrefersChatTemplateJinja) {
   ASSERT_TRUE(t.ok()) << t.status();
   EXPECT_EQ(*t->Render(Json("[]")), "<b>from file");
   EXPECT_FALSE(ChatTemplate::FromModelDir(dir + "/missing").ok());
+}
+
+// A folder without a template takes the default the model plugin offers,
+// with the folder's special tokens first and the given ones where it names none.
+TEST(ChatTemplateTest, FromModelDirFallsBackToTheDefault) {
+  std::string dir = std::string(std::getenv("TEST_TMPDIR") ? std::getenv("TEST_TMPDIR") : "/tmp") +
+                    "/chat_template_default_dir";
+  mkdir(dir.c_str(), 0755);
+  unlink((dir + "/chat_template.jinja").c_str());
+  std::ofstream(dir + "/tokenizer_config.json") << R"({"bos_token": "<b>"})";
+  EXPECT_TRUE(absl::IsNotFound(ChatTemplate::FromModelDir(dir).status()));
+  Value defaults = Value::Dict();
+  defaults.object().Set("bos_token", Value("<ignored>"));
+  defaults.object().Set("eos_token", Value("<e>"));
+  auto t = ChatTemplate::FromModelDir(dir, "{{ bos_token }}{{ eos_token }}", defaults);
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(*t->Render(Json("[]")), "<b><e>");
+  std::ofstream(dir + "/tokenizer_config.json")
+      << R"({"bos_token": "<b>", "chat_template": "own {{ eos_token }}"})";
+  t = ChatTemplate::FromModelDir(dir, "default", defaults);
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(*t->Render(Json("[]")), "own <e>");
 }
 
 }  // namespace

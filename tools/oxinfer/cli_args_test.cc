@@ -15,9 +15,10 @@ std::vector<std::string> Normalize(std::vector<std::string> args) {
 }
 
 TEST(CliArgsTest, DashesBecomeUnderscoresInNamesOnly) {
-  EXPECT_EQ(Normalize({"oxinfer", "--max-tokens=5", "--plugin-dir", "/a-b", "--dump-logits=x-y.bin"}),
-            (std::vector<std::string>{"oxinfer", "--max_tokens=5", "--plugin_dir", "/a-b",
-                                      "--dump_logits=x-y.bin"}));
+  EXPECT_EQ(
+      Normalize({"oxinfer", "--max-tokens=5", "--plugin-dir", "/a-b", "--dump-logits=x-y.bin"}),
+      (std::vector<std::string>{"oxinfer", "--max_tokens=5", "--plugin_dir", "/a-b",
+                                "--dump_logits=x-y.bin"}));
 }
 
 TEST(CliArgsTest, ShortFlagsTakeTheNextArgumentVerbatim) {

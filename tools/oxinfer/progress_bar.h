@@ -17,7 +17,8 @@ class ProgressBar {
 
   // done of total units; `unit` "B" formats bytes (KB, MB, GB), "%" shows
   // only the share done.
-  void Update(double done, double total, const std::string& what = "", const std::string& unit = "");
+  void Update(double done, double total, const std::string& what = "",
+              const std::string& unit = "");
   void Finish();
 
  private:

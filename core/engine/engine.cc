@@ -1,0 +1,151 @@
+#include "core/engine/engine.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "core/engine/image_output.h"
+#include "core/paths.h"
+
+namespace oxinfer::engine {
+namespace {
+
+const oxi_backend_iface* BackendIface(const PluginRecord* record) {
+  return record != nullptr ? static_cast<const oxi_backend_iface*>(record->iface) : nullptr;
+}
+
+bool CheckRequestedByEnvironment() {
+  const char* v = std::getenv("OXINFER_BACKEND_CHECK");
+  return v != nullptr && std::strcmp(v, "1") == 0;
+}
+
+int32_t ImageProgress(void* ctx, int32_t step, int32_t total) {
+  const auto* request = static_cast<const ImageRequest*>(ctx);
+  return request->progress(step, total) ? 0 : 1;
+}
+
+}  // namespace
+
+Engine::~Engine() = default;
+
+absl::StatusOr<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
+  std::unique_ptr<Engine> e(new Engine());
+  e->registry_ = DiscoverPlugins(options.plugin_dirs);
+
+  auto choice = e->registry_->ChooseBackends(options.device);
+  if (!choice.ok()) return choice.status();
+  e->backends_ = *choice;
+  DispatchOptions dispatch;
+  dispatch.profile = options.profile;
+  dispatch.check = options.check || CheckRequestedByEnvironment();
+  auto composed = ComposedBackend::Create(BackendIface(e->backends_.accelerator),
+                                          BackendIface(e->backends_.cpu), dispatch);
+  if (!composed.ok()) return composed.status();
+  e->composed_ = *std::move(composed);
+
+  e->model_dir_ = options.model_dir.empty() ? DefaultModelDir() : options.model_dir;
+  if (e->model_dir_.empty()) {
+    return absl::NotFoundError("no model folder given, and this installation has no default model");
+  }
+  ModelOpenOptions open;
+  open.weight_dtype = options.weight_dtype;
+  open.use_mmap = options.use_mmap;
+  open.context_length = options.context_length;
+  open.prefill_chunk = options.prefill_chunk;
+  open.max_sequences = options.max_sessions > 0 ? options.max_sessions : 1;
+  open.progress = options.progress;
+  auto model = Model::Open(*e->registry_, e->model_dir_, e->composed_->iface(), open);
+  if (!model.ok()) return model.status();
+  e->model_ = *std::move(model);
+  e->composed_->ResetProfile();
+
+  if (e->model_->info().generates_text()) {
+    auto text = LoadCheckpointText(e->model_dir_, e->model_->info());
+    if (!text.ok()) return text.status();
+    e->text_ = *std::move(text);
+    e->pool_ = std::make_unique<SequencePool>(e->model_->info().max_sequences);
+    e->scheduler_ = std::make_unique<BatchScheduler>(
+        e->model_.get(), &e->model_mutex_,
+        options.prefill_chunk > 0 ? options.prefill_chunk : kDefaultPrefillChunk);
+  }
+  return e;
+}
+
+std::string Engine::ProfileReport() const {
+  std::lock_guard<std::mutex> lock(model_mutex_);
+  return composed_->ProfileReport();
+}
+
+void Engine::ResetProfile() {
+  std::lock_guard<std::mutex> lock(model_mutex_);
+  composed_->ResetProfile();
+}
+
+std::string Engine::CheckReport() const {
+  std::lock_guard<std::mutex> lock(model_mutex_);
+  return composed_->CheckReport();
+}
+
+absl::StatusOr<std::unique_ptr<Session>> Engine::NewSession(const SessionOptions& options) {
+  if (scheduler_ == nullptr) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(model_->plugin_name(), " opened ", model_dir_,
+                     " as a model that makes images, not text: it has no sessions"));
+  }
+  if (absl::Status s = options.sampling.Validate(); !s.ok()) return s;
+  auto seq = pool_->Acquire();
+  if (!seq.ok()) return seq.status();
+  SessionContext context;
+  context.info = &model_->info();
+  context.text = text_.get();
+  context.scheduler = scheduler_.get();
+  context.pool = pool_.get();
+  return std::unique_ptr<Session>(new Session(context, *seq, options.sampling));
+}
+
+absl::StatusOr<Image> Engine::GenerateImage(const ImageRequest& request) {
+  if (!model_->info().generates_images()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(model_->plugin_name(), " opened ", model_dir_,
+                     " as a language model: it generates text, not images"));
+  }
+  if (request.prompt.empty()) return absl::InvalidArgumentError("no prompt for the image");
+  if (request.width < 0 || request.height < 0 || request.steps < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("image size %dx%d and %d steps: none may be negative", request.width,
+                        request.height, request.steps));
+  }
+  oxi_image_request req = {};
+  req.struct_size = sizeof req;
+  req.prompt = request.prompt.c_str();
+  req.negative_prompt = request.negative_prompt.c_str();
+  req.steps = request.steps;
+  req.guidance = request.guidance;
+  req.sampler = request.sampler.empty() ? nullptr : request.sampler.c_str();
+  req.width = request.width;
+  req.height = request.height;
+  req.seed = request.seed;
+  if (request.progress) {
+    req.progress = &ImageProgress;
+    req.progress_ctx = const_cast<ImageRequest*>(&request);
+  }
+  std::lock_guard<std::mutex> lock(model_mutex_);
+  return model_->GenerateImage(req);
+}
+
+absl::Status Engine::CheckImageDestination(const std::string& path) const {
+  return engine::CheckImageDestination(*registry_, path);
+}
+
+absl::Status Engine::WriteImage(const Image& image, const std::string& path) const {
+  return WriteImageFile(*registry_, image, path);
+}
+
+absl::StatusOr<std::string> Engine::EncodeImage(const Image& image,
+                                                absl::string_view format) const {
+  return engine::EncodeImage(*registry_, image, format);
+}
+
+}  // namespace oxinfer::engine

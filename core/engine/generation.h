@@ -1,0 +1,80 @@
+// The vocabulary of one generated reply: what a host asks for
+// (GenerationOptions), what it receives while the reply streams (StreamEvent)
+// and when it is done (Reply).
+#ifndef OXINFER_CORE_ENGINE_GENERATION_H_
+#define OXINFER_CORE_ENGINE_GENERATION_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+
+namespace oxinfer::engine {
+
+// The text fed to the model for one reply, and its tokens.
+struct Prompt {
+  std::string text;
+  std::vector<int32_t> tokens;
+  // The text ends inside a reasoning block it opened (a template's generation
+  // prompt that starts the model thinking), so the reply starts as reasoning.
+  bool opens_reasoning = false;
+};
+
+struct GenerationOptions {
+  // At most this many tokens; 0: none (the prompt is only read, e.g. for its
+  // logits); < 0: until a stop or the end of the context.
+  int64_t max_tokens = 512;
+  // The reply ends before the first of these texts (which is not part of it).
+  std::vector<std::string> stop_strings;
+  // Fill Reply::prompt_logits with the logits at the prompt's last position.
+  bool return_prompt_logits = false;
+};
+
+// Streamed text goes to one of two channels: the reply itself, or the
+// reasoning trace between the model's reasoning markers (removed).
+enum class Channel { kContent, kReasoning };
+
+struct StreamEvent {
+  Channel channel = Channel::kContent;
+  // Valid during the callback; whole UTF-8 characters. Empty when the event
+  // only marks a switch of channel (where a reasoning marker was).
+  absl::string_view text;
+};
+
+// Called on the thread that asked for the reply, once per piece of text.
+using EventCallback = std::function<void(const StreamEvent&)>;
+
+enum class StopReason {
+  kStopToken,    // the model ended its turn
+  kStopString,   // one of GenerationOptions::stop_strings
+  kMaxTokens,    // GenerationOptions::max_tokens
+  kContextFull,  // the sequence reached the model's context length
+  kCancelled,    // Session::Cancel
+};
+
+const char* StopReasonName(StopReason reason);
+
+struct TurnStats {
+  int64_t prompt_tokens = 0;
+  int64_t reused_tokens = 0;  // of prompt_tokens, already held by the session's sequence
+  int64_t generated_tokens = 0;
+  double prefill_seconds = 0;  // until the first token was sampled
+  double decode_seconds = 0;   // from then on
+};
+
+struct Reply {
+  std::string content;
+  std::string reasoning;
+  std::vector<int32_t> tokens;  // what was generated, without the stop token
+  StopReason stop_reason = StopReason::kStopToken;
+  TurnStats stats;
+  std::vector<float> prompt_logits;  // vocab_size floats when asked for
+
+  bool cancelled() const { return stop_reason == StopReason::kCancelled; }
+};
+
+}  // namespace oxinfer::engine
+
+#endif  // OXINFER_CORE_ENGINE_GENERATION_H_

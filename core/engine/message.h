@@ -1,0 +1,48 @@
+// A conversation as sessions hold it: messages with a role and content parts,
+// and how a chat template sees them (transformers' message dicts).
+#ifndef OXINFER_CORE_ENGINE_MESSAGE_H_
+#define OXINFER_CORE_ENGINE_MESSAGE_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "core/chat/value.h"
+
+namespace oxinfer::engine {
+
+enum class Role { kSystem, kUser, kAssistant, kTool };
+
+// "system", "user", "assistant", "tool": the names templates test for.
+const char* RoleName(Role role);
+// The role a name denotes; INVALID_ARGUMENT for any other name.
+absl::StatusOr<Role> RoleFromName(absl::string_view name);
+
+// One part of a message's content. Only text so far; image and audio parts
+// join as further types (their data then goes to the model as embeddings).
+struct ContentPart {
+  enum class Type { kText };
+  Type type = Type::kText;
+  std::string text;
+};
+
+struct Message {
+  Role role = Role::kUser;
+  std::vector<ContentPart> content;
+  // An assistant turn's reasoning trace, shown to templates as
+  // reasoning_content (they decide whether to render it).
+  std::string reasoning;
+
+  static Message Text(Role role, std::string text);
+  // The text parts, concatenated.
+  std::string JoinedText() const;
+};
+
+// The messages as the template's `messages` list: {"role", "content"} dicts,
+// content a string when every part is text, plus reasoning_content when set.
+chat::Value MessagesForTemplate(const std::vector<Message>& messages);
+
+}  // namespace oxinfer::engine
+
+#endif  // OXINFER_CORE_ENGINE_MESSAGE_H_

@@ -1,0 +1,81 @@
+// A checkpoint opened through the model plugin whose probe claims its folder,
+// and the C++ face of that plugin's oxi_model_iface: the batched forward over
+// sequences, sequence editing, and image generation.
+//
+// Not thread-safe: the model ABI allows one thread at a time, so every caller
+// holds the engine's model lock (see engine.h).
+#ifndef OXINFER_CORE_ENGINE_MODEL_H_
+#define OXINFER_CORE_ENGINE_MODEL_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "core/engine/image.h"
+#include "core/engine/model_info.h"
+#include "core/plugin_registry.h"
+#include "oxinfer/model_abi.h"
+
+namespace oxinfer::engine {
+
+// The largest config file (config.json, generation_config.json, ...) the
+// engine reads.
+inline constexpr uint64_t kMaxConfigFileBytes = uint64_t{16} << 20;
+
+// What oxi_model_open_params carries besides the folder and the backend.
+struct ModelOpenOptions {
+  oxi_dtype weight_dtype = OXI_DTYPE_INVALID;  // as stored; Q8_0 / Q4_0: quantised at load
+  bool use_mmap = false;
+  int64_t context_length = 0;  // 0: the model's
+  int32_t prefill_chunk = 0;   // 0: the plugin's default
+  int32_t max_sequences = 1;   // sequences the engine keeps at once
+  // Loading progress: `done` of `total` units in the stage `what`.
+  std::function<void(double done, double total, const std::string& what)> progress;
+};
+
+class Model {
+ public:
+  ~Model();
+  Model(const Model&) = delete;
+  Model& operator=(const Model&) = delete;
+
+  // Reads model_dir/config.json (or model_index.json for a diffusers folder),
+  // asks every loaded model plugin to probe it, and opens the checkpoint with
+  // the highest-scoring one on `backend` (borrowed; it must outlive the
+  // Model). Errors name the folder and, when no plugin claims it, what each
+  // plugin said.
+  static absl::StatusOr<std::unique_ptr<Model>> Open(const PluginRegistry& registry,
+                                                     const std::string& model_dir,
+                                                     const oxi_backend_iface* backend,
+                                                     const ModelOpenOptions& options);
+
+  const std::string& plugin_name() const { return plugin_name_; }
+  const ModelInfo& info() const { return info_; }
+
+  // One forward over entries of distinct sequences. After a failure the
+  // sequences of the batch are undefined: free them before reuse.
+  absl::Status Forward(absl::Span<const oxi_batch_entry* const> entries);
+  // Keeps the first n_keep positions of a sequence.
+  absl::Status TruncateSequence(int32_t seq, int64_t n_keep);
+  // Empties a sequence.
+  void FreeSequence(int32_t seq);
+
+  // FAILED_PRECONDITION for models without OXI_MODEL_IMAGE_OUTPUT.
+  absl::StatusOr<Image> GenerateImage(const oxi_image_request& request);
+
+ private:
+  Model() = default;
+
+  const oxi_model_iface* iface_ = nullptr;
+  oxi_model* model_ = nullptr;
+  std::string plugin_name_;
+  ModelInfo info_;
+};
+
+}  // namespace oxinfer::engine
+
+#endif  // OXINFER_CORE_ENGINE_MODEL_H_

@@ -1,0 +1,289 @@
+#include "core/engine/scheduler.h"
+
+#include <algorithm>
+#include <chrono>
+#include <utility>
+
+namespace oxinfer::engine {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+}  // namespace
+
+// The worker's view of a running turn.
+struct BatchScheduler::Active {
+  std::shared_ptr<Turn> turn;
+  TurnRequest request;
+  size_t next_prompt = 0;        // the first prompt token not yet fed
+  std::vector<int32_t> history;  // prompt + generated, for the repetition penalty
+  int32_t feed = 0;              // the token sampled last, fed at the next step
+  int64_t generated = 0;
+  int64_t reused = 0;
+  std::vector<float> prompt_logits;
+  bool sampled = false;  // the prompt's logits have come
+  bool finished = false;
+  Clock::time_point start, first_logits;
+};
+
+// ---- Turn ----
+
+bool Turn::Next(std::vector<int32_t>* tokens) {
+  std::unique_lock<std::mutex> lock(mu_);
+  reader_waiting_ = true;
+  cv_.wait(lock, [&] { return !queue_.empty() || done_; });
+  reader_waiting_ = false;
+  if (queue_.empty()) return false;
+  const int n = static_cast<int>(queue_.size());
+  tokens->insert(tokens->end(), queue_.begin(), queue_.end());
+  queue_.clear();
+  lock.unlock();
+  // Only a worker held back by this reader needs waking.
+  if (undelivered_.fetch_sub(n) >= BatchScheduler::kMaxRunAhead) scheduler_->Wake();
+  return true;
+}
+
+void Turn::Stop() {
+  stop_.store(true);
+  scheduler_->Wake();
+}
+
+void Turn::Push(int32_t token) {
+  undelivered_.fetch_add(1);
+  std::lock_guard<std::mutex> lock(mu_);
+  queue_.push_back(token);
+  if (reader_waiting_) cv_.notify_one();
+}
+
+void Turn::Complete(TurnOutcome outcome) {
+  std::lock_guard<std::mutex> lock(mu_);
+  outcome_ = std::move(outcome);
+  done_ = true;
+  cv_.notify_one();
+}
+
+// ---- BatchScheduler ----
+
+BatchScheduler::BatchScheduler(Model* model, std::mutex* model_mutex, int32_t prefill_chunk)
+    : model_(model),
+      model_mutex_(model_mutex),
+      prefill_chunk_(prefill_chunk > 0 ? prefill_chunk : 1),
+      vocab_size_(model->info().vocab_size),
+      context_length_(model->info().context_length),
+      held_(model->info().max_sequences) {
+  worker_ = std::thread([this] { Loop(); });
+}
+
+BatchScheduler::~BatchScheduler() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_one();
+  worker_.join();
+}
+
+std::shared_ptr<Turn> BatchScheduler::Start(TurnRequest request) {
+  auto a = std::make_unique<Active>();
+  a->turn.reset(new Turn(this));
+  a->request = std::move(request);
+  std::shared_ptr<Turn> turn = a->turn;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    incoming_.push_back(std::move(a));
+  }
+  cv_.notify_one();
+  return turn;
+}
+
+void BatchScheduler::FreeSequence(int32_t seq) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    frees_.push_back(seq);
+  }
+  cv_.notify_one();
+}
+
+void BatchScheduler::Wake() {
+  std::lock_guard<std::mutex> lock(mu_);
+  cv_.notify_one();
+}
+
+bool BatchScheduler::Runnable(const Active& a) const {
+  return a.turn->stop_.load() || (a.request.cancel != nullptr && a.request.cancel->load()) ||
+         a.turn->undelivered_.load() < kMaxRunAhead;
+}
+
+void BatchScheduler::Loop() {
+  std::vector<std::unique_ptr<Active>> active;
+  for (;;) {
+    std::vector<int32_t> frees;
+    std::vector<std::unique_ptr<Active>> incoming;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait(lock, [&] {
+        return stopping_ || !frees_.empty() || !incoming_.empty() ||
+               std::any_of(active.begin(), active.end(),
+                           [&](const std::unique_ptr<Active>& a) { return Runnable(*a); });
+      });
+      if (stopping_) {
+        for (auto& a : incoming_) active.push_back(std::move(a));
+        incoming_.clear();
+        break;
+      }
+      frees.swap(frees_);
+      incoming.swap(incoming_);
+    }
+    if (!frees.empty() || !incoming.empty()) {
+      std::lock_guard<std::mutex> model_lock(*model_mutex_);
+      for (int32_t seq : frees) {
+        model_->FreeSequence(seq);
+        held_[seq].clear();
+      }
+      for (auto& a : incoming) {
+        Admit(*a);
+        active.push_back(std::move(a));
+      }
+    }
+    Step(active);
+  }
+  for (auto& a : active) {
+    Finish(*a, StopReason::kCancelled, absl::AbortedError("the engine is shutting down"));
+  }
+}
+
+void BatchScheduler::Admit(Active& a) {
+  a.start = Clock::now();
+  const std::vector<int32_t>& prompt = a.request.prompt;
+  std::vector<int32_t>& held = held_[a.request.seq];
+  // At least the prompt's last token is fed again: its logits start the reply.
+  const size_t limit = std::min(held.size(), prompt.size() - 1);
+  size_t common = 0;
+  while (common < limit && held[common] == prompt[common]) ++common;
+  if (common < held.size()) {
+    // A recurrent state cannot be rewound: then the sequence starts over.
+    const bool cut = common > 0 && model_->info().can_rewind &&
+                     model_->TruncateSequence(a.request.seq, static_cast<int64_t>(common)).ok();
+    if (!cut) {
+      model_->FreeSequence(a.request.seq);
+      common = 0;
+    }
+    held.resize(common);
+  }
+  a.next_prompt = common;
+  a.reused = static_cast<int64_t>(common);
+  a.history = prompt;
+}
+
+void BatchScheduler::Step(std::vector<std::unique_ptr<Active>>& active) {
+  for (auto& a : active) {
+    if (a->turn->stop_.load() || (a->request.cancel != nullptr && a->request.cancel->load())) {
+      Finish(*a, StopReason::kCancelled);
+    }
+  }
+  entries_.clear();
+  batch_.clear();
+  int n_logits = 0;
+  for (auto& a : active) {
+    if (a->finished || !Runnable(*a)) continue;
+    oxi_batch_entry e = {};
+    e.struct_size = sizeof e;
+    e.seq_id = a->request.seq;
+    const std::vector<int32_t>& prompt = a->request.prompt;
+    if (a->next_prompt < prompt.size()) {
+      const size_t n =
+          std::min(prompt.size() - a->next_prompt, static_cast<size_t>(prefill_chunk_));
+      e.tokens = prompt.data() + a->next_prompt;
+      e.n_tokens = static_cast<int64_t>(n);
+      e.logits = a->next_prompt + n == prompt.size() ? OXI_LOGITS_LAST : OXI_LOGITS_NONE;
+    } else {
+      e.tokens = &a->feed;
+      e.n_tokens = 1;
+      e.logits = OXI_LOGITS_LAST;
+    }
+    n_logits += e.logits == OXI_LOGITS_LAST ? 1 : 0;
+    entries_.push_back(e);
+    batch_.push_back(a.get());
+  }
+  if (!entries_.empty()) {
+    logits_.resize(static_cast<size_t>(n_logits) * vocab_size_);
+    entry_ptrs_.clear();
+    float* out = logits_.data();
+    for (oxi_batch_entry& e : entries_) {
+      if (e.logits == OXI_LOGITS_LAST) {
+        e.logits_out = out;
+        out += vocab_size_;
+      }
+      entry_ptrs_.push_back(&e);
+    }
+    absl::Status status;
+    {
+      std::lock_guard<std::mutex> model_lock(*model_mutex_);
+      status = model_->Forward(entry_ptrs_);
+      if (!status.ok()) {
+        for (Active* a : batch_) {
+          model_->FreeSequence(a->request.seq);
+          held_[a->request.seq].clear();
+        }
+      }
+    }
+    for (size_t i = 0; i < batch_.size(); ++i) {
+      Active& a = *batch_[i];
+      if (!status.ok()) {
+        Finish(a, StopReason::kCancelled, status);
+        continue;
+      }
+      const oxi_batch_entry& e = entries_[i];
+      std::vector<int32_t>& held = held_[a.request.seq];
+      held.insert(held.end(), e.tokens, e.tokens + e.n_tokens);
+      if (a.next_prompt < a.request.prompt.size()) a.next_prompt += e.n_tokens;
+      if (e.logits == OXI_LOGITS_LAST) Sample(a, e.logits_out);
+    }
+  }
+  active.erase(std::remove_if(active.begin(), active.end(),
+                              [](const std::unique_ptr<Active>& a) { return a->finished; }),
+               active.end());
+}
+
+void BatchScheduler::Sample(Active& a, const float* logits) {
+  const absl::Span<const float> row(logits, vocab_size_);
+  if (!a.sampled) {
+    a.sampled = true;
+    a.first_logits = Clock::now();
+    if (a.request.return_prompt_logits) a.prompt_logits.assign(row.begin(), row.end());
+  }
+  if (a.request.max_tokens == 0) return Finish(a, StopReason::kMaxTokens);
+  const int32_t token = a.request.sampler->Sample(row, a.history);
+  const std::vector<int32_t>& stops = *a.request.stop_tokens;
+  if (std::binary_search(stops.begin(), stops.end(), token)) {
+    return Finish(a, StopReason::kStopToken);
+  }
+  a.history.push_back(token);
+  ++a.generated;
+  a.turn->Push(token);
+  if (a.request.max_tokens > 0 && a.generated >= a.request.max_tokens) {
+    return Finish(a, StopReason::kMaxTokens);
+  }
+  // The next forward would not fit: the reply ends at the context's end.
+  if (context_length_ > 0 && static_cast<int64_t>(held_[a.request.seq].size()) >= context_length_) {
+    return Finish(a, StopReason::kContextFull);
+  }
+  a.feed = token;
+}
+
+void BatchScheduler::Finish(Active& a, StopReason reason, absl::Status status) {
+  const Clock::time_point now = Clock::now();
+  TurnOutcome outcome;
+  outcome.status = std::move(status);
+  outcome.stop_reason = reason;
+  outcome.reused_tokens = a.reused;
+  outcome.prefill_seconds = Seconds((a.sampled ? a.first_logits : now) - a.start);
+  outcome.decode_seconds = a.sampled ? Seconds(now - a.first_logits) : 0.0;
+  outcome.prompt_logits = std::move(a.prompt_logits);
+  a.finished = true;
+  a.turn->Complete(std::move(outcome));
+}
+
+}  // namespace oxinfer::engine

@@ -1,0 +1,160 @@
+#include "core/engine/session.h"
+
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "core/engine/text_filters.h"
+#include "core/tokenizer/tokenizer.h"
+
+namespace oxinfer::engine {
+namespace {
+
+// Whether `text` ends inside a reasoning block it opened.
+bool OpensReasoning(absl::string_view text, const ModelInfo& info) {
+  if (!info.reasons()) return false;
+  const size_t start = text.rfind(info.reasoning_start);
+  if (start == absl::string_view::npos) return false;
+  const size_t end = text.rfind(info.reasoning_end);
+  return end == absl::string_view::npos || end < start;
+}
+
+}  // namespace
+
+Session::Session(const SessionContext& context, int32_t seq,
+                 const sampling::SamplingParams& sampling)
+    : context_(context), seq_(seq), sampler_(sampling) {}
+
+Session::~Session() {
+  context_.scheduler->FreeSequence(seq_);
+  context_.pool->Release(seq_);
+}
+
+Prompt Session::Tokenised(std::string text, bool add_special_tokens) const {
+  Prompt p;
+  p.tokens = context_.text->tokenizer->Encode(text, add_special_tokens);
+  p.opens_reasoning = OpensReasoning(text, *context_.info);
+  p.text = std::move(text);
+  return p;
+}
+
+absl::StatusOr<Prompt> Session::ChatPrompt(const ChatOptions& options) const {
+  const CheckpointText& text = *context_.text;
+  if (text.chat_template == nullptr) return text.chat_template_error;
+  auto rendered =
+      text.chat_template->Render(MessagesForTemplate(messages_), chat::Value::None(),
+                                 options.add_generation_prompt, options.template_kwargs);
+  if (!rendered.ok()) {
+    return absl::Status(rendered.status().code(),
+                        absl::StrCat("chat template: ", rendered.status().message()));
+  }
+  return Tokenised(*std::move(rendered), /*add_special_tokens=*/false);
+}
+
+absl::StatusOr<Prompt> Session::RawPrompt(absl::string_view text) const {
+  return Tokenised(std::string(text), /*add_special_tokens=*/true);
+}
+
+absl::Status Session::SetSampling(const sampling::SamplingParams& params) {
+  if (absl::Status s = params.Validate(); !s.ok()) return s;
+  sampler_ = sampling::Sampler(params);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Reply> Session::Generate(const Prompt& prompt, const GenerationOptions& options,
+                                        const EventCallback& on_event) {
+  const ModelInfo& info = *context_.info;
+  const std::vector<int32_t>& ids = prompt.tokens;
+  if (ids.empty()) return absl::InvalidArgumentError("the prompt is empty after tokenisation");
+  for (int32_t id : ids) {
+    if (id < 0 || id >= info.vocab_size) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "prompt token %d is outside the model's vocabulary of %d", id, info.vocab_size));
+    }
+  }
+  if (info.context_length > 0 && static_cast<int64_t>(ids.size()) > info.context_length) {
+    return absl::OutOfRangeError(absl::StrFormat(
+        "the prompt has %d tokens, more than the %d of the model's context (EngineOptions::"
+        "context_length / --context)",
+        ids.size(), info.context_length));
+  }
+
+  TurnRequest request;
+  request.seq = seq_;
+  request.prompt = ids;
+  request.sampler = &sampler_;
+  request.stop_tokens = &context_.text->stop_tokens;
+  request.max_tokens = options.max_tokens;
+  request.return_prompt_logits = options.return_prompt_logits;
+  request.cancel = &cancel_;
+  std::shared_ptr<Turn> turn = context_.scheduler->Start(std::move(request));
+
+  Reply reply;
+  auto emit = [&](Channel channel, absl::string_view text) {
+    (channel == Channel::kContent ? reply.content : reply.reasoning)
+        .append(text.data(), text.size());
+    if (on_event) on_event(StreamEvent{channel, text});
+  };
+  tokenizer::StreamDecoder decoder(*context_.text->tokenizer, /*skip_special_tokens=*/false);
+  StopStringFilter stops(options.stop_strings);
+  ReasoningSplitter splitter(info.reasoning_start, info.reasoning_end, prompt.opens_reasoning);
+  // Set when this side ended the turn; tokens sampled after that are dropped.
+  std::optional<StopReason> ended;
+  std::vector<int32_t> batch;
+  while (turn->Next(&batch)) {
+    for (int32_t id : batch) {
+      if (ended) break;
+      if (cancel_.load()) {
+        ended = StopReason::kCancelled;
+        turn->Stop();
+        break;
+      }
+      reply.tokens.push_back(id);
+      splitter.Feed(stops.Feed(decoder.Step(id)), emit);
+      if (stops.stopped()) {
+        ended = StopReason::kStopString;
+        turn->Stop();
+      }
+    }
+    batch.clear();
+  }
+  cancel_.store(false);
+  const TurnOutcome& outcome = turn->outcome();
+  if (!outcome.status.ok()) return outcome.status;
+  if (!stops.stopped()) {
+    splitter.Feed(stops.Feed(decoder.Flush()), emit);
+    if (stops.stopped()) {
+      ended = StopReason::kStopString;
+    } else {
+      splitter.Feed(stops.Flush(), emit);
+    }
+  }
+  splitter.Flush(emit);
+
+  reply.stop_reason = ended.value_or(outcome.stop_reason);
+  reply.prompt_logits = outcome.prompt_logits;
+  TurnStats& stats = reply.stats;
+  stats.prompt_tokens = static_cast<int64_t>(ids.size());
+  stats.reused_tokens = outcome.reused_tokens;
+  stats.generated_tokens = static_cast<int64_t>(reply.tokens.size());
+  stats.prefill_seconds = outcome.prefill_seconds;
+  stats.decode_seconds = outcome.decode_seconds;
+  return reply;
+}
+
+absl::StatusOr<Reply> Session::Respond(const ChatOptions& chat, const GenerationOptions& options,
+                                       const EventCallback& on_event) {
+  auto prompt = ChatPrompt(chat);
+  if (!prompt.ok()) return prompt.status();
+  auto reply = Generate(*prompt, options, on_event);
+  if (!reply.ok()) return reply.status();
+  Message answer = Message::Text(Role::kAssistant, reply->content);
+  answer.reasoning = reply->reasoning;
+  messages_.push_back(std::move(answer));
+  return reply;
+}
+
+}  // namespace oxinfer::engine
