@@ -38,6 +38,30 @@ inline const void* LoadInterface(const char* path) {
   return iface;
 }
 
+// The vocabulary size of an opened model (0 when info fails).
+inline int32_t VocabSize(const oxi_model_iface* iface, const oxi_model* m) {
+  oxi_model_info info{};
+  info.struct_size = sizeof info;
+  return iface->info(m, &info) == OXI_OK ? info.vocab_size : 0;
+}
+
+// Appends n tokens to sequence 0 and writes the last position's logits.
+inline int32_t ForwardLast(const oxi_model_iface* iface, oxi_model* m, const int32_t* tokens,
+                           int64_t n, float* logits, char* error, size_t error_size) {
+  oxi_batch_entry entry{};
+  entry.struct_size = sizeof entry;
+  entry.n_tokens = n;
+  entry.tokens = tokens;
+  entry.logits = OXI_LOGITS_LAST;
+  entry.logits_out = logits;
+  const oxi_batch_entry* entries[] = {&entry};
+  oxi_forward_args args{};
+  args.struct_size = sizeof args;
+  args.n_entries = 1;
+  args.entries = entries;
+  return iface->forward(m, &args, error, error_size);
+}
+
 inline double Now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
       .count();

@@ -65,13 +65,13 @@ int main(int argc, char** argv) {
   }
   const double t_open = Now() - t0;
   const double rss_open = ProcStatusGB("VmRSS");
-  const int vocab = mi->vocab_size(m);
+  const int vocab = quant_eval::VocabSize(mi, m);
   std::mt19937 rng(1);
   std::vector<int32_t> prompt(n_prompt);
   for (int32_t& t : prompt) t = static_cast<int32_t>(rng() % vocab);
   std::vector<float> logits(vocab);
   t0 = Now();
-  if (mi->forward(m, prompt.data(), n_prompt, logits.data(), err, sizeof err) != OXI_OK) {
+  if (quant_eval::ForwardLast(mi, m, prompt.data(), n_prompt, logits.data(), err, sizeof err) != OXI_OK) {
     std::fprintf(stderr, "forward: %s\n", err);
     return 1;
   }
@@ -82,7 +82,7 @@ int main(int argc, char** argv) {
     int32_t best = 0;
     for (int v = 1; v < vocab; ++v) best = logits[v] > logits[best] ? v : best;
     finite = finite && std::isfinite(logits[best]);
-    if (mi->forward(m, &best, 1, logits.data(), err, sizeof err) != OXI_OK) {
+    if (quant_eval::ForwardLast(mi, m, &best, 1, logits.data(), err, sizeof err) != OXI_OK) {
       std::fprintf(stderr, "forward: %s\n", err);
       return 1;
     }

@@ -151,22 +151,30 @@ struct Runner {
       return false;
     }
     open_s = Now() - t0;
-    vocab = model_iface->vocab_size(m);
+    vocab = quant_eval::VocabSize(model_iface, m);
     return true;
   }
   void Close() {
     if (m != nullptr) model_iface->close(m);
     m = nullptr;
   }
-  // Back to an empty sequence: truncate(0), or reopen when not supported.
+  // Back to an empty sequence: seq_free, else truncate to 0, else reopen.
   bool Reset(oxi_dtype d) {
-    if (model_iface->truncate != nullptr && model_iface->truncate(m, 0) == OXI_OK) return true;
+    char err[512] = {0};
+    if (model_iface->seq_free != nullptr) {
+      model_iface->seq_free(m, 0);
+      return true;
+    }
+    if (model_iface->seq_truncate != nullptr &&
+        model_iface->seq_truncate(m, 0, 0, err, sizeof err) == OXI_OK) {
+      return true;
+    }
     Close();
     return Open(d);
   }
   bool Step(int32_t tok, float* logits) {
     char err[512] = {0};
-    if (model_iface->forward(m, &tok, 1, logits, err, sizeof err) != OXI_OK) {
+    if (quant_eval::ForwardLast(model_iface, m, &tok, 1, logits, err, sizeof err) != OXI_OK) {
       std::fprintf(stderr, "forward: %s\n", err);
       return false;
     }
