@@ -1,7 +1,5 @@
 #include "core/engine/engine.h"
 
-#include <cstdlib>
-#include <cstring>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -14,11 +12,6 @@ namespace {
 
 const oxi_backend_iface* BackendIface(const PluginRecord* record) {
   return record != nullptr ? static_cast<const oxi_backend_iface*>(record->iface) : nullptr;
-}
-
-bool CheckRequestedByEnvironment() {
-  const char* v = std::getenv("OXINFER_BACKEND_CHECK");
-  return v != nullptr && std::strcmp(v, "1") == 0;
 }
 
 int32_t ImageProgress(void* ctx, int32_t step, int32_t total) {
@@ -39,7 +32,7 @@ absl::StatusOr<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& option
   e->backends_ = *choice;
   DispatchOptions dispatch;
   dispatch.profile = options.profile;
-  dispatch.check = options.check || CheckRequestedByEnvironment();
+  dispatch.check = options.check || BackendCheckFromEnvironment();
   auto composed = ComposedBackend::Create(BackendIface(e->backends_.accelerator),
                                           BackendIface(e->backends_.cpu), dispatch);
   if (!composed.ok()) return composed.status();

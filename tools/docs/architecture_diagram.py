@@ -34,25 +34,25 @@ ax.add_patch(FancyBboxPatch((0.2, 3.75), 10.6, 3.25, boxstyle="round,pad=0.02", 
                             ec="#6b7b8c", lw=1.2, ls="--"))
 ax.text(0.35, 6.8, "host process (oxinfer CLI, or a program embedding the core)", fontsize=9,
         color="#44546a", weight="bold")
-box(ax, 0.5, 5.55, 3.1, 1.0, "CLI: flags, chat loop,\nstreaming, progress bars", "#dbe8f7")
-box(ax, 3.9, 5.55, 3.2, 1.0, "Registry + loader\nsearch path, dlopen, ABI check,\nscore, choose",
+box(ax, 0.5, 5.55, 3.1, 1.0, "engine (core/engine): sessions,\nbatching, sampling; the CLI\nprints and parses flags", "#dbe8f7")
+box(ax, 3.9, 5.55, 3.2, 1.0, "Registry + loader\nsearch path, dlopen, ABI check,\nscore, choice by device kind",
     "#dbe8f7")
-box(ax, 7.4, 5.55, 3.1, 1.0, "Backend dispatcher\naccelerator ops, CPU for the rest",
+box(ax, 7.4, 5.55, 3.1, 1.0, "Backend dispatcher\nper op: accelerator if supported,\nelse CPU + copies; profile, check",
     "#dbe8f7")
 box(ax, 0.5, 4.0, 10.0, 1.25,
-    "core: dtypes (f32 bf16 f16 Q8_0 Q4_0), tensors, thread pool, safetensors, config.json,\n"
-    "tokenizer, chat templates, sampler  --  exported to plugins only as the host-services table",
+    "core: dtypes (f32 bf16 f16 Q8_0 Q4_0), thread pool, safetensors, JSON, tokenizer,\n"
+    "chat templates, sampler  --  files, JSON and weights reach plugins as host services",
     "#c9dcf2")
 
 # The boundary.
 ax.plot([0.2, 10.8], [3.45, 3.45], color="#b03a2e", lw=2.0)
-ax.text(5.5, 3.62, "plugin C ABI (plugin_abi.h): one entry symbol, size+version on every struct, "
-        "score(), host services in, C tables out", ha="center", fontsize=8.5, color="#b03a2e")
+ax.text(5.5, 3.62, "plugin C ABI 2 (plugin_abi.h): one entry symbol, struct_size on every struct, "
+        "score(), host services in, C tables out; ops as data", ha="center", fontsize=8.5, color="#b03a2e")
 
 # Plugins.
 box(ax, 0.3, 1.55, 3.3, 1.3,
-    "backends\ncpu-scalar  cpu-avx2  cpu-avx512\ncpu-neon  cuda  vulkan ...", "#e3f1de")
-box(ax, 3.85, 1.55, 3.3, 1.3, "models\ngemma4  qwen35  sd\n(compute through the dispatcher's table)", "#fdf0d5")
+    "backends (BackendPlugin<T>)\ncpu-scalar  cpu-avx2  cpu-avx512\ncuda  vulkan ... (own buffers)", "#e3f1de")
+box(ax, 3.85, 1.55, 3.3, 1.3, "models (ModelPlugin<T>)\ngemma4  qwen35  sd\nbatched forward, backend ops", "#fdf0d5")
 box(ax, 7.4, 1.55, 3.3, 1.3, "codecs\npng  jpeg  webp  gif  audio", "#f6e0ee")
 box(ax, 0.3, 0.25, 10.4, 0.9,
     "each plugin: its own shared object liboxinfer_<name>.so, built against the SDK headers "
