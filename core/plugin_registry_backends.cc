@@ -1,9 +1,12 @@
 // The registry's backend half: checking a backend's table, what it says
 // about its device, and choosing the backends a model runs on.
+#include <algorithm>
 #include <cstring>
+#include <utility>
 #include <string>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -16,12 +19,7 @@ bool IsCompleteCpu(const PluginRecord& r) {
   return r.backend.device_kind == OXI_DEVICE_CPU && r.backend.complete();
 }
 
-std::optional<DeviceInfo> QueryDeviceInfo(const oxi_backend_iface& t) {
-  if (t.device_info == nullptr) return std::nullopt;
-  oxi_device_info info;
-  std::memset(&info, 0, sizeof info);
-  info.struct_size = sizeof info;
-  if (t.device_info(t.self, &info) != OXI_OK) return std::nullopt;
+DeviceInfo CopyDeviceInfo(const oxi_device_info& info) {
   DeviceInfo d;
   d.name = info.name != nullptr ? info.name : "";
   d.kind = info.kind;
@@ -31,6 +29,58 @@ std::optional<DeviceInfo> QueryDeviceInfo(const oxi_backend_iface& t) {
   d.subgroup_size = info.subgroup_size;
   d.driver = info.driver != nullptr ? info.driver : "";
   return d;
+}
+
+oxi_device_info EmptyDeviceInfo() {
+  oxi_device_info info;
+  std::memset(&info, 0, sizeof info);
+  info.struct_size = sizeof info;
+  return info;
+}
+
+std::optional<DeviceInfo> QueryDeviceInfo(const oxi_backend_iface& t) {
+  if (t.device_info == nullptr) return std::nullopt;
+  oxi_device_info info = EmptyDeviceInfo();
+  if (t.device_info(t.self, &info) != OXI_OK) return std::nullopt;
+  return CopyDeviceInfo(info);
+}
+
+// ABI 2.1's fields, when the table is large enough to hold them.
+void QueryDevices(const oxi_backend_iface& t, BackendInfo* b) {
+  if (OXI_HAS_FIELD(&t, oxi_backend_iface, device_count) && t.device_count != nullptr) {
+    b->device_count = std::max(t.device_count(t.self), 0);
+  }
+  if (OXI_HAS_FIELD(&t, oxi_backend_iface, device_info_at) && t.device_info_at != nullptr) {
+    for (int32_t i = 0; i < b->device_count; ++i) {
+      oxi_device_info info = EmptyDeviceInfo();
+      if (t.device_info_at(t.self, i, &info) != OXI_OK) break;
+      b->devices.push_back(CopyDeviceInfo(info));
+    }
+  }
+  b->can_select_device =
+      OXI_HAS_FIELD(&t, oxi_backend_iface, select_device) && t.select_device != nullptr;
+  if (OXI_HAS_FIELD(&t, oxi_backend_iface, prefill_chunk)) {
+    b->prefill_chunk = std::max(t.prefill_chunk, 0);
+  }
+}
+
+// "vulkan:1" -> ("vulkan", 1); no ":" -> (device, -1); a bad index -> -2.
+std::pair<absl::string_view, int32_t> SplitDeviceIndex(absl::string_view device) {
+  const size_t colon = device.rfind(':');
+  if (colon == absl::string_view::npos) return {device, -1};
+  int32_t index = -2;
+  if (!absl::SimpleAtoi(device.substr(colon + 1), &index) || index < 0) index = -2;
+  return {device.substr(0, colon), index};
+}
+
+std::string DeviceLabel(const PluginRecord& r, int32_t index) {
+  const BackendInfo& b = r.backend;
+  if (index >= 0 && index < static_cast<int32_t>(b.devices.size()) &&
+      !b.devices[index].name.empty()) {
+    return b.devices[index].name;
+  }
+  if (b.device.has_value() && !b.device->name.empty()) return b.device->name;
+  return b.device_name;
 }
 
 }  // namespace
@@ -90,7 +140,19 @@ absl::Status PluginRegistry::CheckBackend(PluginRecord* rec) {
   rec->backend.device_kind = t->device_kind;
   rec->backend.flags = t->flags;
   rec->backend.device = QueryDeviceInfo(*t);
+  QueryDevices(*t, &rec->backend);
   return absl::OkStatus();
+}
+
+std::string BackendChoice::Describe() const {
+  if (accelerator == nullptr) {
+    return absl::StrCat(cpu != nullptr ? cpu->name : "?", " (",
+                        cpu != nullptr ? DeviceLabel(*cpu, -1) : "", ")");
+  }
+  return absl::StrCat(accelerator->name,
+                      accelerator_device >= 0 ? absl::StrCat(":", accelerator_device) : "", " (",
+                      DeviceLabel(*accelerator, accelerator_device), "), the rest on ",
+                      cpu != nullptr ? cpu->name : "?");
 }
 
 std::string PluginRegistry::DescribeBackends() const {
@@ -118,12 +180,47 @@ std::string PluginRegistry::DescribeBackends() const {
 }
 
 absl::StatusOr<BackendChoice> PluginRegistry::ChooseBackends(absl::string_view device) const {
+  auto [name, index] = SplitDeviceIndex(device);
+  if (index == -2) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--device=", device, ": after ':' comes a device number (vulkan:1 is the second device)"));
+  }
+  if (index >= 0 && (name == "auto" || name == "cpu" || name.empty())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--device=", device, ": a device number goes with gpu or a backend name, not with ", name));
+  }
+  auto choice = ChooseBackendPlugins(name);
+  if (!choice.ok() || index < 0) return choice;
+  const PluginRecord* r = choice->accelerator != nullptr ? choice->accelerator : choice->cpu;
+  const BackendInfo& b = r->backend;
+  if (index >= b.device_count) {
+    return absl::OutOfRangeError(absl::StrFormat(
+        "--device=%s: backend '%s' has %d device%s (numbered from 0)", device, r->name,
+        b.device_count, b.device_count == 1 ? "" : "s"));
+  }
+  if (index > 0 && !b.can_select_device) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "--device=%s: backend '%s' (%s) drives one device only (no select_device)", device,
+        r->name, r->path));
+  }
+  if (choice->accelerator == nullptr && index > 0) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "--device=%s: '%s' is the CPU fallback, which has one device", device, r->name));
+  }
+  choice->accelerator_device = choice->accelerator != nullptr && b.can_select_device ? index : -1;
+  return choice;
+}
+
+absl::StatusOr<BackendChoice> PluginRegistry::ChooseBackendPlugins(absl::string_view device) const {
   const std::vector<const PluginRecord*> loaded = Loaded(OXI_PLUGIN_BACKEND);
   const PluginRecord* cpu = nullptr;
-  const PluginRecord* gpu = nullptr;
+  const PluginRecord* gpu = nullptr;           // the best GPU backend
+  const PluginRecord* hardware_gpu = nullptr;  // the best over a real device, for "auto"
   for (const PluginRecord* r : loaded) {  // best score first
     if (cpu == nullptr && IsCompleteCpu(*r)) cpu = r;
-    if (gpu == nullptr && r->backend.device_kind == OXI_DEVICE_GPU) gpu = r;
+    if (r->backend.device_kind != OXI_DEVICE_GPU) continue;
+    if (gpu == nullptr) gpu = r;
+    if (hardware_gpu == nullptr && !r->backend.software_device()) hardware_gpu = r;
   }
   auto need_cpu = [&]() -> absl::Status {
     if (cpu != nullptr) return absl::OkStatus();
@@ -133,9 +230,27 @@ absl::StatusOr<BackendChoice> PluginRegistry::ChooseBackends(absl::string_view d
         DescribeBackends()));
   };
 
-  if (device.empty() || device == "auto" || device == "cpu") {
+  if (device == "cpu") {
     if (absl::Status s = need_cpu(); !s.ok()) return s;
-    return BackendChoice{device == "cpu" ? nullptr : gpu, cpu};
+    return BackendChoice{nullptr, cpu};
+  }
+  if (device.empty() || device == "auto") {
+    if (absl::Status s = need_cpu(); !s.ok()) return s;
+    BackendChoice c{hardware_gpu, cpu};
+    if (hardware_gpu == nullptr && gpu != nullptr) {
+      c.auto_note = absl::StrCat("passed over ", gpu->name, " (", DeviceLabel(*gpu, -1),
+                                 "): a software device, slower than the CPU backend");
+    } else if (hardware_gpu == nullptr) {
+      std::vector<std::string> why;
+      for (const PluginRecord& r : records_) {
+        if (r.kind == OXI_PLUGIN_BACKEND && r.state == PluginState::kDeclined) {
+          why.push_back(absl::StrCat(r.name, ": ", r.reason));
+        }
+      }
+      c.auto_note = why.empty() ? "no GPU backend is installed"
+                                : absl::StrCat("no usable GPU (", absl::StrJoin(why, "; "), ")");
+    }
+    return c;
   }
   if (device == "gpu") {
     if (gpu == nullptr) {

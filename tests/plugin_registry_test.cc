@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "core/paths.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -59,11 +60,13 @@ TEST(PluginRegistryTest, RefusesOtherAbiMajorsNamingBothVersions) {
   PluginRegistry registry;
   absl::Status old_abi = registry.LoadFile(Plugin("old_abi"));
   EXPECT_EQ(old_abi.code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_THAT(old_abi.message(), HasSubstr("liboxinfer_old_abi.so: built for plugin ABI 1.1, "
-                                           "this host speaks ABI 2.0 (major versions differ)"));
+  const std::string host_abi = absl::StrCat("this host speaks ABI ", OXI_ABI_MAJOR, ".",
+                                            OXI_ABI_MINOR, " (major versions differ)");
+  EXPECT_THAT(old_abi.message(),
+              HasSubstr("liboxinfer_old_abi.so: built for plugin ABI 1.1, " + host_abi));
   absl::Status future = registry.LoadFile(Plugin("bad_abi"));
-  EXPECT_THAT(future.message(), HasSubstr("liboxinfer_bad_abi.so: built for plugin ABI 3.0, "
-                                          "this host speaks ABI 2.0 (major versions differ)"));
+  EXPECT_THAT(future.message(),
+              HasSubstr("liboxinfer_bad_abi.so: built for plugin ABI 3.0, " + host_abi));
   ASSERT_EQ(registry.plugins().size(), 2u);
   EXPECT_EQ(registry.plugins()[0].state, PluginState::kRejected);
   EXPECT_EQ(registry.plugins()[0].abi_major, 1u);
@@ -325,4 +328,75 @@ TEST(PluginRegistryTest, SearchPathPutsTheInstallationFirst) {
 }
 
 }  // namespace
+
+// --device NAME:N (ABI 2.1): device N of a backend that can select devices;
+// the listing holds every device, and the backend's prefill chunk.
+TEST(PluginRegistryTest, ADeviceNumberSelectsOneOfABackendsDevices) {
+  PluginRegistry registry;
+  Load(&registry, {"test_cpu", "two_gpus", "partial_gpu"});
+  const PluginRecord* gpus = registry.FindByName("test-gpus");
+  ASSERT_NE(gpus, nullptr);
+  ASSERT_EQ(gpus->state, PluginState::kLoaded) << gpus->reason;
+  EXPECT_EQ(gpus->backend.device_count, 2);
+  ASSERT_EQ(gpus->backend.devices.size(), 2u);
+  EXPECT_EQ(gpus->backend.devices[1].name, "second test GPU");
+  EXPECT_TRUE(gpus->backend.can_select_device);
+  EXPECT_EQ(gpus->backend.prefill_chunk, 384);
+
+  auto second = registry.ChooseBackends("test-gpus:1");
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_EQ(second->accelerator, gpus);
+  EXPECT_EQ(second->accelerator_device, 1);
+  EXPECT_EQ(second->cpu->name, "test-cpu");
+  EXPECT_EQ(second->Describe(), "test-gpus:1 (second test GPU), the rest on test-cpu");
+  auto plain = registry.ChooseBackends("test-gpus");
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_EQ(plain->accelerator_device, -1);
+
+  auto past = registry.ChooseBackends("test-gpus:2");
+  EXPECT_EQ(past.status().code(), absl::StatusCode::kOutOfRange);
+  EXPECT_THAT(past.status().message(), HasSubstr("backend 'test-gpus' has 2 devices"));
+  // A backend without select_device has its one device only.
+  auto single = registry.ChooseBackends("test-gpu:1");
+  EXPECT_EQ(single.status().code(), absl::StatusCode::kOutOfRange);
+  EXPECT_THAT(single.status().message(), HasSubstr("backend 'test-gpu' has 1 device "));
+  EXPECT_TRUE(registry.ChooseBackends("test-gpu:0").ok());
+  for (const char* bad : {"test-gpus:x", "test-gpus:-1", "test-gpus:", "auto:1", "cpu:0"}) {
+    auto c = registry.ChooseBackends(bad);
+    EXPECT_EQ(c.status().code(), absl::StatusCode::kInvalidArgument) << bad;
+  }
+  // "gpu:N" is device N of the best GPU backend (test-gpu scores 5, test-gpus 4).
+  EXPECT_EQ(registry.ChooseBackends("gpu:1").status().code(), absl::StatusCode::kOutOfRange);
+}
+
+TEST(PluginRegistryTest, AutoPassesASoftwareGpuOverAndSaysWhy) {
+  PluginRegistry registry;
+  Load(&registry, {"test_cpu", "soft_gpu"});
+  auto chosen = registry.ChooseBackends("auto");
+  ASSERT_TRUE(chosen.ok()) << chosen.status();
+  EXPECT_EQ(chosen->accelerator, nullptr);
+  EXPECT_THAT(chosen->auto_note, HasSubstr("passed over test-soft-gpu (llvmpipe (software))"));
+  EXPECT_EQ(registry.ChooseBackends("gpu")->accelerator->name, "test-soft-gpu");
+  EXPECT_EQ(registry.ChooseBackends("test-soft-gpu")->accelerator->name, "test-soft-gpu");
+
+  // With a real GPU as well, auto takes that one though it scores lower.
+  Load(&registry, {"partial_gpu"});
+  auto both = registry.ChooseBackends("auto");
+  ASSERT_TRUE(both.ok()) << both.status();
+  ASSERT_NE(both->accelerator, nullptr);
+  EXPECT_EQ(both->accelerator->name, "test-gpu");
+  EXPECT_EQ(both->auto_note, "");
+}
+
+TEST(PluginRegistryTest, AutoWithoutAGpuNamesTheDeclinedOnes) {
+  PluginRegistry registry;
+  Load(&registry, {"test_cpu", "declining"});
+  auto chosen = registry.ChooseBackends("auto");
+  ASSERT_TRUE(chosen.ok()) << chosen.status();
+  EXPECT_EQ(chosen->accelerator, nullptr);
+  EXPECT_THAT(chosen->auto_note,
+              HasSubstr("no usable GPU (declining: needs a device this machine does not have"));
+  EXPECT_THAT(chosen->Describe(), HasSubstr("test-cpu ("));
+}
+
 }  // namespace oxinfer

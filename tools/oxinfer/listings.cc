@@ -87,12 +87,23 @@ void PrintDevices(const PluginRegistry& registry, const std::string& device) {
     std::printf("  %s %-14s %-16s score %3d  %s%s\n", note.empty() ? " " : "*", r->name.c_str(),
                 BackendKind(r->backend).c_str(), r->score, DeviceDetails(r->backend).c_str(),
                 note.c_str());
+    // Every device a backend can drive (ABI 2.1), by the number --device takes.
+    const std::vector<DeviceInfo>& devices = r->backend.devices;
+    for (size_t i = 0; devices.size() > 1 && i < devices.size(); ++i) {
+      BackendInfo one = r->backend;
+      one.device = devices[i];
+      std::printf("      %s:%zu  %s\n", r->name.c_str(), i, DeviceDetails(one).c_str());
+    }
   }
   if (loaded.empty()) std::printf("  (none usable)\n");
   for (const auto& r : registry.plugins()) {
     if (r.kind == OXI_PLUGIN_BACKEND && r.state != PluginState::kLoaded) {
       std::printf("    %-14s %s: %s\n", r.name.c_str(), PluginStateName(r.state), r.reason.c_str());
     }
+  }
+  if (chosen.ok() && (device == "auto" || device.empty())) {
+    std::printf("\n--device=auto: %s%s%s\n", chosen->Describe().c_str(),
+                chosen->auto_note.empty() ? "" : "; ", chosen->auto_note.c_str());
   }
   if (!chosen.ok()) {
     std::printf("\n--device=%s: %s\n", device.c_str(),

@@ -31,8 +31,9 @@ ABSL_FLAG(std::string, plugin_dir, "",
           "Folders to search for plugins first (colon-separated), before OXINFER_PLUGIN_PATH, "
           "the executable's folder and its ../lib/oxinfer/plugins.");
 ABSL_FLAG(std::string, device, "auto",
-          "Backend: auto (the best GPU if any, else the CPU), cpu (the best CPU variant), gpu, "
-          "or a plugin name such as cpu-scalar, cpu-avx2, cpu-avx512.");
+          "Backend: auto (a usable GPU if any, else the CPU; says which it chose), cpu (the "
+          "best CPU variant), gpu, or a backend name such as cuda, vulkan, cpu-avx2; a GPU "
+          "backend takes a device number: vulkan:1 is its second device.");
 ABSL_FLAG(int, threads, 0, "Worker threads (default: all cores).");
 ABSL_FLAG(bool, verbose, false, "Log plugin messages at info level.");
 
@@ -42,7 +43,9 @@ ABSL_FLAG(std::string, model, "",
           "folder with model_index.json).");
 ABSL_FLAG(std::string, quant, "", "Quantise weights at load: q8 (Q8_0) or q4 (Q4_0).");
 ABSL_FLAG(bool, mmap, false, "Map weights from disk instead of reading them into RAM.");
-ABSL_FLAG(int, prefill_chunk, 0, "Tokens per prefill chunk (default: the plugin's, 256 on CPU).");
+ABSL_FLAG(int, prefill_chunk, 0,
+          "Tokens per prefill chunk (default: the backend's, e.g. 512 on CUDA; else the model "
+          "plugin's, 256 on CPU).");
 ABSL_FLAG(int, context, 0, "Context length (default: the model's).");
 ABSL_FLAG(bool, profile, false, "Print time and bandwidth per backend operation.");
 
@@ -182,6 +185,11 @@ int Main(int argc, char** argv) {
   auto engine = engine::Engine::Open(options);
   loading.Finish();
   if (!engine.ok()) return Fail(engine.status());
+  if (device == "auto" || device.empty()) {
+    const BackendChoice& chosen = (*engine)->backends();
+    std::fprintf(stderr, "oxinfer: --device auto: %s%s%s\n", chosen.Describe().c_str(),
+                 chosen.auto_note.empty() ? "" : "; ", chosen.auto_note.c_str());
+  }
 
   const absl::Status s = (*engine)->model_info().generates_images()
                              ? RunImage(**engine, GetImageFlags())

@@ -111,6 +111,21 @@ typedef struct oxi_backend_iface {
   oxi_dtype (*preferred_weight_dtype)(void* self, oxi_dtype dtype, int64_t rows, int64_t cols);
   /* Optional. Describes the device (--devices). */
   int32_t (*device_info)(void* self, oxi_device_info* info);
+
+  /* ---- ABI 2.1 (read only when struct_size holds them) ---- */
+  /* Optional (NULL: one). How many devices this backend can drive. */
+  int32_t (*device_count)(void* self);
+  /* Optional. Describes device `index` (0 <= index < device_count) for
+   * --devices; device_info describes the selected one. */
+  int32_t (*device_info_at)(void* self, int32_t index, oxi_device_info* info);
+  /* Optional (NULL: only device 0). Makes device `index` the one this table
+   * drives (`--device vulkan:1`). The host calls it once, before the first
+   * buffer_alloc; an index out of range fails with a message. */
+  int32_t (*select_device)(void* self, int32_t index, char* error, size_t error_size);
+  /* Tokens per prefill chunk this backend runs best with (GPUs want large
+   * GEMMs); 0: the host's default (256). --prefill-chunk overrides it. */
+  int32_t prefill_chunk;
+  int32_t reserved_2_1;
 } oxi_backend_iface;
 
 #ifdef __cplusplus

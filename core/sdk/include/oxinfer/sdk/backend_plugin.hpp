@@ -10,6 +10,11 @@
 //     sdk::Status Synchronize();
 //     oxi_dtype PreferredWeightDtype(oxi_dtype dtype, int64_t rows, int64_t cols) const;
 //     void DeviceInfo(oxi_device_info* info) const;
+//     // Several devices (ABI 2.1; --device NAME:INDEX):
+//     int32_t DeviceCount() const;
+//     void DeviceInfoAt(int32_t index, oxi_device_info* info) const;
+//     sdk::Status SelectDevice(int32_t index);  // before the first Alloc
+//     static constexpr int32_t kPrefillChunk = 512;  // tokens per prefill chunk
 //     // Own device memory (all of them, or none: then buffers are host memory
 //     // the adapter manages, and sdk::HostData(tensor) gives an operand's bytes):
 //     sdk::StatusOr<oxi_buffer*> Alloc(uint64_t size, uint32_t flags);
@@ -103,6 +108,28 @@ struct HasDeviceInfo<
     T, std::void_t<decltype(std::declval<const T&>().DeviceInfo(std::declval<oxi_device_info*>()))>>
     : std::true_type {};
 
+template <typename T, typename = void>
+struct HasDeviceCount : std::false_type {};
+template <typename T>
+struct HasDeviceCount<T, std::void_t<decltype(std::declval<const T&>().DeviceCount())>>
+    : std::true_type {};
+template <typename T, typename = void>
+struct HasDeviceInfoAt : std::false_type {};
+template <typename T>
+struct HasDeviceInfoAt<T, std::void_t<decltype(std::declval<const T&>().DeviceInfoAt(
+                              int32_t{}, std::declval<oxi_device_info*>()))>> : std::true_type {};
+template <typename T, typename = void>
+struct HasSelectDevice : std::false_type {};
+template <typename T>
+struct HasSelectDevice<T, std::void_t<decltype(std::declval<T&>().SelectDevice(int32_t{}))>>
+    : std::true_type {};
+// T::kPrefillChunk, or 0 (the host's default).
+template <typename T, typename = void>
+struct PrefillChunk : std::integral_constant<int32_t, 0> {};
+template <typename T>
+struct PrefillChunk<T, std::void_t<decltype(T::kPrefillChunk)>>
+    : std::integral_constant<int32_t, T::kPrefillChunk> {};
+
 }  // namespace internal
 
 template <typename T>
@@ -172,6 +199,10 @@ class BackendPlugin {
     if constexpr (internal::HasSync<T>::value) t.synchronize = &Sync;
     if constexpr (internal::HasPreferred<T>::value) t.preferred_weight_dtype = &Preferred;
     if constexpr (internal::HasDeviceInfo<T>::value) t.device_info = &Info;
+    if constexpr (internal::HasDeviceCount<T>::value) t.device_count = &Count;
+    if constexpr (internal::HasDeviceInfoAt<T>::value) t.device_info_at = &InfoAt;
+    if constexpr (internal::HasSelectDevice<T>::value) t.select_device = &Select;
+    t.prefill_chunk = internal::PrefillChunk<T>::value;
     return t;
   }
 
@@ -204,6 +235,26 @@ class BackendPlugin {
     if (info == nullptr) return OXI_INVALID_ARGUMENT;
     S(self)->DeviceInfo(info);
     return OXI_OK;
+  }
+
+  static int32_t Count(void* self) {
+    int32_t n = 0;
+    Guard([&]() -> int32_t {
+      n = S(self)->DeviceCount();
+      return OXI_OK;
+    });
+    return n;
+  }
+  static int32_t InfoAt(void* self, int32_t index, oxi_device_info* info) {
+    if (info == nullptr) return OXI_INVALID_ARGUMENT;
+    return Guard([&]() -> int32_t {
+      if (index < 0 || index >= S(self)->DeviceCount()) return OXI_OUT_OF_RANGE;
+      S(self)->DeviceInfoAt(index, info);
+      return OXI_OK;
+    });
+  }
+  static int32_t Select(void* self, int32_t index, char* error, size_t error_size) {
+    return Guard(error, error_size, [&]() -> Status { return S(self)->SelectDevice(index); });
   }
 
   // ---- T's own memory ----
