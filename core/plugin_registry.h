@@ -72,6 +72,9 @@ struct BackendInfo {
   int32_t device_kind = 0;           // oxi_device_kind
   uint32_t flags = 0;                // OXI_BACKEND_*
   std::optional<DeviceInfo> device;  // when the table has device_info and it answered
+  // ABI 2.1: every device of a backend that sees several (device_info_at),
+  // in its order (--device vulkan:1 takes index 1); empty when it has no list.
+  std::vector<DeviceInfo> devices;
 
   bool complete() const { return (flags & OXI_BACKEND_COMPLETE) != 0; }
   bool host_memory() const { return (flags & OXI_BACKEND_HOST_MEMORY) != 0; }
@@ -101,7 +104,13 @@ struct PluginRecord {
 struct BackendChoice {
   const PluginRecord* accelerator = nullptr;  // null: the CPU alone
   const PluginRecord* cpu = nullptr;          // the complete CPU backend (fallback); never null
+  int32_t accelerator_device = 0;             // --device NAME:N: the accelerator's device index
 };
+
+// Points the chosen accelerator at its device (select_device, ABI 2.1) when
+// --device named one (NAME:N) or the backend has a device list; before any
+// buffer is allocated on it.
+absl::Status SelectChosenDevice(const BackendChoice& choice);
 
 class PluginRegistry {
  public:
@@ -142,7 +151,8 @@ class PluginRegistry {
   //   "cpu": the CPU alone;
   //   "gpu": the best GPU backend, or NOT_FOUND saying what was seen;
   //   anything else: the backend of exactly that plugin name (never a
-  //     prefix); if it is itself a complete CPU backend it is the fallback
+  //     prefix), optionally followed by :N, the index of one of its devices
+  //     (vulkan:1; ABI 2.1's device list); if it is itself a complete CPU backend it is the fallback
   //     and there is no accelerator. Declined, rejected or shadowed: its
   //     reason (FAILED_PRECONDITION); another kind: INVALID_ARGUMENT.
   // The fallback is the best-scoring loaded backend of kind CPU with

@@ -1,6 +1,9 @@
 // The registry's backend half: checking a backend's table, what it says
 // about its device, and choosing the backends a model runs on.
+#include <algorithm>
 #include <cstring>
+#include <tuple>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -31,6 +34,48 @@ std::optional<DeviceInfo> QueryDeviceInfo(const oxi_backend_iface& t) {
   d.subgroup_size = info.subgroup_size;
   d.driver = info.driver != nullptr ? info.driver : "";
   return d;
+}
+
+DeviceInfo CopyDeviceInfo(const oxi_device_info& info) {
+  DeviceInfo d;
+  d.name = info.name != nullptr ? info.name : "";
+  d.kind = info.kind;
+  d.compute_units = info.compute_units;
+  d.memory_total = info.memory_total;
+  d.memory_free = info.memory_free;
+  d.subgroup_size = info.subgroup_size;
+  d.driver = info.driver != nullptr ? info.driver : "";
+  return d;
+}
+
+// ABI 2.1's device list, when the table has one.
+std::vector<DeviceInfo> QueryDeviceList(const oxi_backend_iface& t) {
+  std::vector<DeviceInfo> out;
+  if (!OXI_HAS_FIELD(&t, oxi_backend_iface, device_info_at) || t.device_count == nullptr ||
+      t.device_info_at == nullptr) {
+    return out;
+  }
+  const int32_t n = t.device_count(t.self);
+  for (int32_t i = 0; i < n && i < 64; ++i) {
+    oxi_device_info info;
+    std::memset(&info, 0, sizeof info);
+    info.struct_size = sizeof info;
+    if (t.device_info_at(t.self, i, &info) != OXI_OK) break;
+    out.push_back(CopyDeviceInfo(info));
+  }
+  return out;
+}
+
+// "vulkan:1" -> ("vulkan", 1); no colon, or not a number after it: index -1.
+std::pair<std::string, int32_t> SplitDeviceIndex(absl::string_view device) {
+  const size_t colon = device.rfind(':');
+  if (colon == absl::string_view::npos || colon + 1 >= device.size()) return {std::string(device), -1};
+  int32_t index = 0;
+  for (char c : device.substr(colon + 1)) {
+    if (c < '0' || c > '9' || index > 100000) return {std::string(device), -1};
+    index = index * 10 + (c - '0');
+  }
+  return {std::string(device.substr(0, colon)), index};
 }
 
 }  // namespace
@@ -90,6 +135,7 @@ absl::Status PluginRegistry::CheckBackend(PluginRecord* rec) {
   rec->backend.device_kind = t->device_kind;
   rec->backend.flags = t->flags;
   rec->backend.device = QueryDeviceInfo(*t);
+  rec->backend.devices = QueryDeviceList(*t);
   return absl::OkStatus();
 }
 
@@ -147,6 +193,26 @@ absl::StatusOr<BackendChoice> PluginRegistry::ChooseBackends(absl::string_view d
   }
 
   const PluginRecord* named = FindByName(device);
+  int32_t device_index = 0;
+  std::string base;
+  if (named == nullptr) {
+    int32_t index;
+    std::tie(base, index) = SplitDeviceIndex(device);
+    if (index >= 0 && (named = FindByName(base)) != nullptr && named->state == PluginState::kLoaded &&
+        named->kind == OXI_PLUGIN_BACKEND) {
+      const int32_t count = static_cast<int32_t>(named->backend.devices.size());
+      if (index >= std::max(count, 1)) {
+        return absl::NotFoundError(absl::StrFormat(
+            "--device=%s: backend '%s' has %d device%s (indices 0 to %d)", device, base,
+            std::max(count, 1), count == 1 ? "" : "s", std::max(count, 1) - 1));
+      }
+      device_index = index;
+    } else if (index >= 0 && named != nullptr) {
+      device = base;  // declined, rejected or not a backend: said below
+    } else {
+      named = nullptr;
+    }
+  }
   if (named == nullptr) {
     return absl::NotFoundError(absl::StrCat("no backend named '", device,
                                             "' (expected auto, cpu, gpu or a plugin name).",
@@ -164,7 +230,25 @@ absl::StatusOr<BackendChoice> PluginRegistry::ChooseBackends(absl::string_view d
   }
   if (IsCompleteCpu(*named)) return BackendChoice{nullptr, named};
   if (absl::Status s = need_cpu(); !s.ok()) return s;
-  return BackendChoice{named, cpu};
+  return BackendChoice{named, cpu, device_index};
+}
+
+absl::Status SelectChosenDevice(const BackendChoice& choice) {
+  if (choice.accelerator == nullptr) return absl::OkStatus();
+  const oxi_backend_iface* t = choice.accelerator->backend_iface();
+  if (t == nullptr) return absl::OkStatus();
+  if (!OXI_HAS_FIELD(t, oxi_backend_iface, select_device) || t->select_device == nullptr) {
+    if (choice.accelerator_device == 0) return absl::OkStatus();
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "backend '%s' cannot choose a device (no select_device)", choice.accelerator->name));
+  }
+  char error[512];
+  error[0] = '\0';
+  const int32_t rc = t->select_device(t->self, choice.accelerator_device, error, sizeof error);
+  if (rc == OXI_OK) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrFormat("backend '%s': device %d: %s",
+                                                    choice.accelerator->name,
+                                                    choice.accelerator_device, error));
 }
 
 }  // namespace oxinfer

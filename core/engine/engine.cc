@@ -30,6 +30,7 @@ absl::StatusOr<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& option
   auto choice = e->registry_->ChooseBackends(options.device);
   if (!choice.ok()) return choice.status();
   e->backends_ = *choice;
+  if (absl::Status s = SelectChosenDevice(e->backends_); !s.ok()) return s;
   DispatchOptions dispatch;
   dispatch.profile = options.profile;
   dispatch.check = options.check || BackendCheckFromEnvironment();

@@ -32,7 +32,8 @@ ABSL_FLAG(std::string, plugin_dir, "",
           "the executable's folder and its ../lib/oxinfer/plugins.");
 ABSL_FLAG(std::string, device, "auto",
           "Backend: auto (the best GPU if any, else the CPU), cpu (the best CPU variant), gpu, "
-          "or a plugin name such as cpu-scalar, cpu-avx2, cpu-avx512.");
+          "or a plugin name such as cpu-scalar, cpu-avx2, cpu-avx512, vulkan; NAME:N picks device N "
+          "of a backend that sees several (vulkan:1).");
 ABSL_FLAG(int, threads, 0, "Worker threads (default: all cores).");
 ABSL_FLAG(bool, verbose, false, "Log plugin messages at info level.");
 

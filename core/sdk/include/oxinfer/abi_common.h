@@ -32,7 +32,10 @@ extern "C" {
 #endif
 
 #define OXI_ABI_MAJOR 2
-#define OXI_ABI_MINOR 0
+/* Minor versions (appended fields and entries, read after OXI_HAS_FIELD):
+ *   2.1: oxi_backend_iface.device_count / device_info_at / select_device
+ *        (backends that see several devices: vulkan:1). */
+#define OXI_ABI_MINOR 1
 #define OXI_ENTRY_SYMBOL "oxinfer_plugin_entry"
 
 #if defined(_WIN32)

@@ -111,6 +111,17 @@ typedef struct oxi_backend_iface {
   oxi_dtype (*preferred_weight_dtype)(void* self, oxi_dtype dtype, int64_t rows, int64_t cols);
   /* Optional. Describes the device (--devices). */
   int32_t (*device_info)(void* self, oxi_device_info* info);
+
+  /* ---- ABI 2.1: backends that see several devices (every Vulkan GPU) ---- */
+  /* Optional (NULL: one device, the one device_info describes). How many
+   * devices the backend can compute on. */
+  int32_t (*device_count)(void* self);
+  /* Optional. Describes device `index` (0 <= index < device_count); strings
+   * live as long as the table. */
+  int32_t (*device_info_at)(void* self, int32_t index, oxi_device_info* info);
+  /* Optional. Makes device `index` the one this table computes on (0 by
+   * default); only before the first buffer_alloc. --device vulkan:1. */
+  int32_t (*select_device)(void* self, int32_t index, char* error, size_t error_size);
 } oxi_backend_iface;
 
 #ifdef __cplusplus
