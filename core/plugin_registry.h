@@ -72,14 +72,12 @@ struct BackendInfo {
   int32_t device_kind = 0;           // oxi_device_kind
   uint32_t flags = 0;                // OXI_BACKEND_*
   std::optional<DeviceInfo> device;  // when the table has device_info and it answered
-  // ABI 2.1: every device the backend can drive (device_info_at), empty when
-  // it cannot list them; whether select_device exists; its prefill chunk.
+  // ABI 2.1: every device of a backend that sees several (device_info_at),
+  // in its order (--device vulkan:1 takes index 1); empty when it has no list.
   std::vector<DeviceInfo> devices;
-  int32_t device_count = 1;
-  bool can_select_device = false;
-  int32_t prefill_chunk = 0;  // 0: the host's default
+  int32_t prefill_chunk = 0;  // ABI 2.1: tokens per prefill chunk; 0: the host's default
   // A GPU backend whose device is a software implementation (its
-  // device_info's kind is cpu, as Mesa's lavapipe): "auto" passes it over.
+  // device_info's kind is cpu): "auto" passes it over.
   bool software_device() const { return device.has_value() && device->kind == OXI_DEVICE_CPU; }
 
   bool complete() const { return (flags & OXI_BACKEND_COMPLETE) != 0; }
@@ -110,9 +108,7 @@ struct PluginRecord {
 struct BackendChoice {
   const PluginRecord* accelerator = nullptr;  // null: the CPU alone
   const PluginRecord* cpu = nullptr;          // the complete CPU backend (fallback); never null
-  // The accelerator's device from "NAME:INDEX" (select_device), or -1: the
-  // backend's default device.
-  int32_t accelerator_device = -1;
+  int32_t accelerator_device = 0;             // --device NAME:N: the accelerator's device index
   // Why "auto" ran on the CPU alone or passed a GPU backend over ("" when it
   // had no reason to).
   std::string auto_note;
@@ -120,6 +116,11 @@ struct BackendChoice {
   // One line for the user: "cuda (NVIDIA H200), the rest on cpu-avx2".
   std::string Describe() const;
 };
+
+// Points the chosen accelerator at its device (select_device, ABI 2.1) when
+// --device named one (NAME:N) or the backend has a device list; before any
+// buffer is allocated on it.
+absl::Status SelectChosenDevice(const BackendChoice& choice);
 
 class PluginRegistry {
  public:
@@ -157,25 +158,20 @@ class PluginRegistry {
   // The backends for --device:
   //   "auto" (or ""): the best-scoring loaded GPU backend as the accelerator
   //     if there is one (never an ACCEL one, nor a GPU backend over a
-  //     software device such as lavapipe), else the CPU alone; auto_note
-  //     says why not a GPU;
+  //     software device), else the CPU alone; auto_note says why not a GPU;
   //   "cpu": the CPU alone;
   //   "gpu": the best GPU backend, or NOT_FOUND saying what was seen;
   //   anything else: the backend of exactly that plugin name (never a
-  //     prefix); if it is itself a complete CPU backend it is the fallback
+  //     prefix), optionally followed by :N, the index of one of its devices
+  //     (vulkan:1; ABI 2.1's device list); if it is itself a complete CPU backend it is the fallback
   //     and there is no accelerator. Declined, rejected or shadowed: its
   //     reason (FAILED_PRECONDITION); another kind: INVALID_ARGUMENT.
-  //   "gpu:N" and "NAME:N": device N of that backend (ABI 2.1's
-  //     select_device); OUT_OF_RANGE past its device count, INVALID_ARGUMENT
-  //     when the backend cannot select devices or N is not a number.
   // The fallback is the best-scoring loaded backend of kind CPU with
   // OXI_BACKEND_COMPLETE; NOT_FOUND when there is none. Errors list every
   // backend seen and why it was not usable.
   absl::StatusOr<BackendChoice> ChooseBackends(absl::string_view device) const;
 
  private:
-  // ChooseBackends without the ":N" device number.
-  absl::StatusOr<BackendChoice> ChooseBackendPlugins(absl::string_view device) const;
   // Checks a backend's table against ABI 2.0 (size, required entries, device
   // kind) and fills rec->backend, device info included.
   static absl::Status CheckBackend(PluginRecord* rec);

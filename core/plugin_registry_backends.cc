@@ -2,11 +2,11 @@
 // about its device, and choosing the backends a model runs on.
 #include <algorithm>
 #include <cstring>
+#include <tuple>
 #include <utility>
 #include <string>
 #include <vector>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -17,6 +17,23 @@ namespace {
 
 bool IsCompleteCpu(const PluginRecord& r) {
   return r.backend.device_kind == OXI_DEVICE_CPU && r.backend.complete();
+}
+
+std::optional<DeviceInfo> QueryDeviceInfo(const oxi_backend_iface& t) {
+  if (t.device_info == nullptr) return std::nullopt;
+  oxi_device_info info;
+  std::memset(&info, 0, sizeof info);
+  info.struct_size = sizeof info;
+  if (t.device_info(t.self, &info) != OXI_OK) return std::nullopt;
+  DeviceInfo d;
+  d.name = info.name != nullptr ? info.name : "";
+  d.kind = info.kind;
+  d.compute_units = info.compute_units;
+  d.memory_total = info.memory_total;
+  d.memory_free = info.memory_free;
+  d.subgroup_size = info.subgroup_size;
+  d.driver = info.driver != nullptr ? info.driver : "";
+  return d;
 }
 
 DeviceInfo CopyDeviceInfo(const oxi_device_info& info) {
@@ -31,48 +48,38 @@ DeviceInfo CopyDeviceInfo(const oxi_device_info& info) {
   return d;
 }
 
-oxi_device_info EmptyDeviceInfo() {
-  oxi_device_info info;
-  std::memset(&info, 0, sizeof info);
-  info.struct_size = sizeof info;
-  return info;
+// ABI 2.1's device list, when the table has one.
+std::vector<DeviceInfo> QueryDeviceList(const oxi_backend_iface& t) {
+  std::vector<DeviceInfo> out;
+  if (!OXI_HAS_FIELD(&t, oxi_backend_iface, device_info_at) || t.device_count == nullptr ||
+      t.device_info_at == nullptr) {
+    return out;
+  }
+  const int32_t n = t.device_count(t.self);
+  for (int32_t i = 0; i < n && i < 64; ++i) {
+    oxi_device_info info;
+    std::memset(&info, 0, sizeof info);
+    info.struct_size = sizeof info;
+    if (t.device_info_at(t.self, i, &info) != OXI_OK) break;
+    out.push_back(CopyDeviceInfo(info));
+  }
+  return out;
 }
 
-std::optional<DeviceInfo> QueryDeviceInfo(const oxi_backend_iface& t) {
-  if (t.device_info == nullptr) return std::nullopt;
-  oxi_device_info info = EmptyDeviceInfo();
-  if (t.device_info(t.self, &info) != OXI_OK) return std::nullopt;
-  return CopyDeviceInfo(info);
-}
-
-// ABI 2.1's fields, when the table is large enough to hold them.
-void QueryDevices(const oxi_backend_iface& t, BackendInfo* b) {
-  if (OXI_HAS_FIELD(&t, oxi_backend_iface, device_count) && t.device_count != nullptr) {
-    b->device_count = std::max(t.device_count(t.self), 0);
-  }
-  if (OXI_HAS_FIELD(&t, oxi_backend_iface, device_info_at) && t.device_info_at != nullptr) {
-    for (int32_t i = 0; i < b->device_count; ++i) {
-      oxi_device_info info = EmptyDeviceInfo();
-      if (t.device_info_at(t.self, i, &info) != OXI_OK) break;
-      b->devices.push_back(CopyDeviceInfo(info));
-    }
-  }
-  b->can_select_device =
-      OXI_HAS_FIELD(&t, oxi_backend_iface, select_device) && t.select_device != nullptr;
-  if (OXI_HAS_FIELD(&t, oxi_backend_iface, prefill_chunk)) {
-    b->prefill_chunk = std::max(t.prefill_chunk, 0);
-  }
-}
-
-// "vulkan:1" -> ("vulkan", 1); no ":" -> (device, -1); a bad index -> -2.
-std::pair<absl::string_view, int32_t> SplitDeviceIndex(absl::string_view device) {
+// "vulkan:1" -> ("vulkan", 1); no colon, or not a number after it: index -1.
+std::pair<std::string, int32_t> SplitDeviceIndex(absl::string_view device) {
   const size_t colon = device.rfind(':');
-  if (colon == absl::string_view::npos) return {device, -1};
-  int32_t index = -2;
-  if (!absl::SimpleAtoi(device.substr(colon + 1), &index) || index < 0) index = -2;
-  return {device.substr(0, colon), index};
+  if (colon == absl::string_view::npos || colon + 1 >= device.size()) return {std::string(device), -1};
+  int32_t index = 0;
+  for (char c : device.substr(colon + 1)) {
+    if (c < '0' || c > '9' || index > 100000) return {std::string(device), -1};
+    index = index * 10 + (c - '0');
+  }
+  return {std::string(device.substr(0, colon)), index};
 }
 
+// The device's name for messages: device `index` of the list, else the
+// table's device_info, else its short device name.
 std::string DeviceLabel(const PluginRecord& r, int32_t index) {
   const BackendInfo& b = r.backend;
   if (index >= 0 && index < static_cast<int32_t>(b.devices.size()) &&
@@ -84,6 +91,16 @@ std::string DeviceLabel(const PluginRecord& r, int32_t index) {
 }
 
 }  // namespace
+
+std::string BackendChoice::Describe() const {
+  if (accelerator == nullptr) {
+    return cpu == nullptr ? "?" : absl::StrCat(cpu->name, " (", DeviceLabel(*cpu, -1), ")");
+  }
+  const bool listed = !accelerator->backend.devices.empty();
+  return absl::StrCat(accelerator->name, listed ? absl::StrCat(":", accelerator_device) : "",
+                      " (", DeviceLabel(*accelerator, listed ? accelerator_device : -1),
+                      "), the rest on ", cpu != nullptr ? cpu->name : "?");
+}
 
 const char* DeviceKindName(int32_t device_kind) {
   switch (device_kind) {
@@ -140,19 +157,11 @@ absl::Status PluginRegistry::CheckBackend(PluginRecord* rec) {
   rec->backend.device_kind = t->device_kind;
   rec->backend.flags = t->flags;
   rec->backend.device = QueryDeviceInfo(*t);
-  QueryDevices(*t, &rec->backend);
-  return absl::OkStatus();
-}
-
-std::string BackendChoice::Describe() const {
-  if (accelerator == nullptr) {
-    return absl::StrCat(cpu != nullptr ? cpu->name : "?", " (",
-                        cpu != nullptr ? DeviceLabel(*cpu, -1) : "", ")");
+  rec->backend.devices = QueryDeviceList(*t);
+  if (OXI_HAS_FIELD(t, oxi_backend_iface, prefill_chunk) && t->prefill_chunk > 0) {
+    rec->backend.prefill_chunk = t->prefill_chunk;
   }
-  return absl::StrCat(accelerator->name,
-                      accelerator_device >= 0 ? absl::StrCat(":", accelerator_device) : "", " (",
-                      DeviceLabel(*accelerator, accelerator_device), "), the rest on ",
-                      cpu != nullptr ? cpu->name : "?");
+  return absl::OkStatus();
 }
 
 std::string PluginRegistry::DescribeBackends() const {
@@ -180,47 +189,17 @@ std::string PluginRegistry::DescribeBackends() const {
 }
 
 absl::StatusOr<BackendChoice> PluginRegistry::ChooseBackends(absl::string_view device) const {
-  auto [name, index] = SplitDeviceIndex(device);
-  if (index == -2) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--device=", device, ": after ':' comes a device number (vulkan:1 is the second device)"));
-  }
-  if (index >= 0 && (name == "auto" || name == "cpu" || name.empty())) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--device=", device, ": a device number goes with gpu or a backend name, not with ", name));
-  }
-  auto choice = ChooseBackendPlugins(name);
-  if (!choice.ok() || index < 0) return choice;
-  const PluginRecord* r = choice->accelerator != nullptr ? choice->accelerator : choice->cpu;
-  const BackendInfo& b = r->backend;
-  if (index >= b.device_count) {
-    return absl::OutOfRangeError(absl::StrFormat(
-        "--device=%s: backend '%s' has %d device%s (numbered from 0)", device, r->name,
-        b.device_count, b.device_count == 1 ? "" : "s"));
-  }
-  if (index > 0 && !b.can_select_device) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "--device=%s: backend '%s' (%s) drives one device only (no select_device)", device,
-        r->name, r->path));
-  }
-  if (choice->accelerator == nullptr && index > 0) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "--device=%s: '%s' is the CPU fallback, which has one device", device, r->name));
-  }
-  choice->accelerator_device = choice->accelerator != nullptr && b.can_select_device ? index : -1;
-  return choice;
-}
-
-absl::StatusOr<BackendChoice> PluginRegistry::ChooseBackendPlugins(absl::string_view device) const {
   const std::vector<const PluginRecord*> loaded = Loaded(OXI_PLUGIN_BACKEND);
   const PluginRecord* cpu = nullptr;
   const PluginRecord* gpu = nullptr;           // the best GPU backend
   const PluginRecord* hardware_gpu = nullptr;  // the best over a real device, for "auto"
   for (const PluginRecord* r : loaded) {  // best score first
     if (cpu == nullptr && IsCompleteCpu(*r)) cpu = r;
-    if (r->backend.device_kind != OXI_DEVICE_GPU) continue;
-    if (gpu == nullptr) gpu = r;
-    if (hardware_gpu == nullptr && !r->backend.software_device()) hardware_gpu = r;
+    if (gpu == nullptr && r->backend.device_kind == OXI_DEVICE_GPU) gpu = r;
+    if (hardware_gpu == nullptr && r->backend.device_kind == OXI_DEVICE_GPU &&
+        !r->backend.software_device()) {
+      hardware_gpu = r;
+    }
   }
   auto need_cpu = [&]() -> absl::Status {
     if (cpu != nullptr) return absl::OkStatus();
@@ -262,6 +241,26 @@ absl::StatusOr<BackendChoice> PluginRegistry::ChooseBackendPlugins(absl::string_
   }
 
   const PluginRecord* named = FindByName(device);
+  int32_t device_index = 0;
+  std::string base;
+  if (named == nullptr) {
+    int32_t index;
+    std::tie(base, index) = SplitDeviceIndex(device);
+    if (index >= 0 && (named = FindByName(base)) != nullptr && named->state == PluginState::kLoaded &&
+        named->kind == OXI_PLUGIN_BACKEND) {
+      const int32_t count = static_cast<int32_t>(named->backend.devices.size());
+      if (index >= std::max(count, 1)) {
+        return absl::NotFoundError(absl::StrFormat(
+            "--device=%s: backend '%s' has %d device%s (indices 0 to %d)", device, base,
+            std::max(count, 1), count == 1 ? "" : "s", std::max(count, 1) - 1));
+      }
+      device_index = index;
+    } else if (index >= 0 && named != nullptr) {
+      device = base;  // declined, rejected or not a backend: said below
+    } else {
+      named = nullptr;
+    }
+  }
   if (named == nullptr) {
     return absl::NotFoundError(absl::StrCat("no backend named '", device,
                                             "' (expected auto, cpu, gpu or a plugin name).",
@@ -279,7 +278,25 @@ absl::StatusOr<BackendChoice> PluginRegistry::ChooseBackendPlugins(absl::string_
   }
   if (IsCompleteCpu(*named)) return BackendChoice{nullptr, named};
   if (absl::Status s = need_cpu(); !s.ok()) return s;
-  return BackendChoice{named, cpu};
+  return BackendChoice{named, cpu, device_index};
+}
+
+absl::Status SelectChosenDevice(const BackendChoice& choice) {
+  if (choice.accelerator == nullptr) return absl::OkStatus();
+  const oxi_backend_iface* t = choice.accelerator->backend_iface();
+  if (t == nullptr) return absl::OkStatus();
+  if (!OXI_HAS_FIELD(t, oxi_backend_iface, select_device) || t->select_device == nullptr) {
+    if (choice.accelerator_device == 0) return absl::OkStatus();
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "backend '%s' cannot choose a device (no select_device)", choice.accelerator->name));
+  }
+  char error[512];
+  error[0] = '\0';
+  const int32_t rc = t->select_device(t->self, choice.accelerator_device, error, sizeof error);
+  if (rc == OXI_OK) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrFormat("backend '%s': device %d: %s",
+                                                    choice.accelerator->name,
+                                                    choice.accelerator_device, error));
 }
 
 }  // namespace oxinfer

@@ -38,16 +38,7 @@ absl::StatusOr<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& option
   auto choice = e->registry_->ChooseBackends(options.device);
   if (!choice.ok()) return choice.status();
   e->backends_ = *choice;
-  if (e->backends_.accelerator_device >= 0) {
-    const oxi_backend_iface* accel = BackendIface(e->backends_.accelerator);
-    char error[512] = {0};
-    if (accel->select_device(accel->self, e->backends_.accelerator_device, error, sizeof error) !=
-        OXI_OK) {
-      return absl::FailedPreconditionError(absl::StrFormat(
-          "%s: selecting device %d: %s", e->backends_.accelerator->name,
-          e->backends_.accelerator_device, error[0] != 0 ? error : "(no message)"));
-    }
-  }
+  if (absl::Status s = SelectChosenDevice(e->backends_); !s.ok()) return s;
   if (const int32_t chunk = PrefillChunkFor(options.prefill_chunk, e->backends_); chunk > 0) {
     e->prefill_chunk_ = chunk;
   }

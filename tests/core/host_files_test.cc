@@ -165,7 +165,7 @@ TEST(HostServicesTest, TableIsAbi2WithEveryEntry) {
   const oxi_host_services* host = HostServices();
   EXPECT_EQ(host->struct_size, sizeof(oxi_host_services));
   EXPECT_EQ(host->abi_major, 2u);
-  EXPECT_EQ(host->abi_minor, 0u);
+  EXPECT_EQ(host->abi_minor, static_cast<uint32_t>(OXI_ABI_MINOR));
   EXPECT_NE(host->host_version, nullptr);
   EXPECT_NE(host->log, nullptr);
   EXPECT_NE(host->parallel_for, nullptr);

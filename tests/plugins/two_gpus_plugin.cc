@@ -20,10 +20,12 @@ struct TwoGpus {
     return sdk::UnimplementedError(sdk::StrCat("test backend: op kind ", op.kind));
   }
   int32_t DeviceCount() const { return 2; }
-  void DeviceInfoAt(int32_t index, oxi_device_info* info) const {
+  bool DeviceInfoAt(int32_t index, oxi_device_info* info) const {
+    if (index < 0 || index >= DeviceCount()) return false;
     info->name = kDevices[index];
     info->kind = OXI_DEVICE_GPU;
     info->memory_total = static_cast<uint64_t>(index + 1) << 30;
+    return true;
   }
   void DeviceInfo(oxi_device_info* info) const { DeviceInfoAt(selected, info); }
   sdk::Status SelectDevice(int32_t index) {

@@ -29,8 +29,19 @@ std::string DeviceDetails(const BackendInfo& b) {
     absl::StrAppend(&s, ", ", GiB(d.memory_total));
     if (d.memory_free > 0) absl::StrAppend(&s, " (", GiB(d.memory_free), " free)");
   }
+  if (d.subgroup_size > 0) absl::StrAppend(&s, ", subgroup ", d.subgroup_size);
   if (!d.driver.empty()) absl::StrAppend(&s, ", ", d.driver);
   if (b.host_memory()) absl::StrAppend(&s, ", host memory");
+  return s;
+}
+
+// One device of a backend's list: "llvmpipe (...), cpu, 23.4 GiB, subgroup 8, Mesa 22.3.6".
+std::string ListedDevice(const DeviceInfo& d) {
+  std::string s = absl::StrCat(d.name, ", ", DeviceKindName(d.kind));
+  if (d.compute_units > 0) absl::StrAppend(&s, ", ", d.compute_units, " compute units");
+  if (d.memory_total > 0) absl::StrAppend(&s, ", ", GiB(d.memory_total));
+  if (d.subgroup_size > 0) absl::StrAppend(&s, ", subgroup ", d.subgroup_size);
+  if (!d.driver.empty()) absl::StrAppend(&s, ", ", d.driver);
   return s;
 }
 
@@ -87,12 +98,12 @@ void PrintDevices(const PluginRegistry& registry, const std::string& device) {
     std::printf("  %s %-14s %-16s score %3d  %s%s\n", note.empty() ? " " : "*", r->name.c_str(),
                 BackendKind(r->backend).c_str(), r->score, DeviceDetails(r->backend).c_str(),
                 note.c_str());
-    // Every device a backend can drive (ABI 2.1), by the number --device takes.
-    const std::vector<DeviceInfo>& devices = r->backend.devices;
-    for (size_t i = 0; devices.size() > 1 && i < devices.size(); ++i) {
-      BackendInfo one = r->backend;
-      one.device = devices[i];
-      std::printf("      %s:%zu  %s\n", r->name.c_str(), i, DeviceDetails(one).c_str());
+    // ABI 2.1: a backend that sees several devices lists them all (--device NAME:N).
+    for (size_t i = 0; i < r->backend.devices.size(); ++i) {
+      const bool picked = chosen.ok() && r == chosen->accelerator &&
+                          static_cast<size_t>(chosen->accelerator_device) == i;
+      std::printf("      %s:%zu  %s%s\n", r->name.c_str(), i,
+                  ListedDevice(r->backend.devices[i]).c_str(), picked ? "  (chosen)" : "");
     }
   }
   if (loaded.empty()) std::printf("  (none usable)\n");

@@ -32,8 +32,8 @@ ABSL_FLAG(std::string, plugin_dir, "",
           "the executable's folder and its ../lib/oxinfer/plugins.");
 ABSL_FLAG(std::string, device, "auto",
           "Backend: auto (a usable GPU if any, else the CPU; says which it chose), cpu (the "
-          "best CPU variant), gpu, or a backend name such as cuda, vulkan, cpu-avx2; a GPU "
-          "backend takes a device number: vulkan:1 is its second device.");
+          "best CPU variant), gpu, or a backend name such as cuda, vulkan, cpu-avx2; NAME:N "
+          "picks device N of a backend that sees several (vulkan:1).");
 ABSL_FLAG(int, threads, 0, "Worker threads (default: all cores).");
 ABSL_FLAG(bool, verbose, false, "Log plugin messages at info level.");
 

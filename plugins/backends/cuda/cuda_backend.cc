@@ -55,8 +55,9 @@ class CudaBackend {
 
   // ---- devices ----
   int32_t DeviceCount() const { return count_; }
-  void DeviceInfoAt(int32_t index, oxi_device_info* info) const {
-    (void)DescribeDevice(*driver_, index, info, &names_[index], &drivers_[index]);
+  bool DeviceInfoAt(int32_t index, oxi_device_info* info) const {
+    if (index < 0 || index >= count_) return false;
+    return DescribeDevice(*driver_, index, info, &names_[index], &drivers_[index]).ok();
   }
   void DeviceInfo(oxi_device_info* info) const { DeviceInfoAt(selected_, info); }
   sdk::Status SelectDevice(int32_t index) {

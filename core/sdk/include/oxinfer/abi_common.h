@@ -32,10 +32,10 @@ extern "C" {
 #endif
 
 #define OXI_ABI_MAJOR 2
-/* Minor versions (appended fields, read behind OXI_HAS_FIELD):
- *   2.1: oxi_backend_iface.device_count, device_info_at, select_device,
- *        prefill_chunk (several devices per backend, --device NAME:INDEX, a
- *        backend's prefill chunk). */
+/* Minor versions (appended fields and entries, read after OXI_HAS_FIELD):
+ *   2.1: oxi_backend_iface.device_count / device_info_at / select_device
+ *        (backends that see several devices: vulkan:1);
+ *        oxi_backend_iface.prefill_chunk (a backend's prefill chunk). */
 #define OXI_ABI_MINOR 1
 #define OXI_ENTRY_SYMBOL "oxinfer_plugin_entry"
 

@@ -112,18 +112,18 @@ typedef struct oxi_backend_iface {
   /* Optional. Describes the device (--devices). */
   int32_t (*device_info)(void* self, oxi_device_info* info);
 
-  /* ---- ABI 2.1 (read only when struct_size holds them) ---- */
-  /* Optional (NULL: one). How many devices this backend can drive. */
+  /* ---- ABI 2.1: backends that see several devices (every Vulkan GPU) ---- */
+  /* Optional (NULL: one device, the one device_info describes). How many
+   * devices the backend can compute on. */
   int32_t (*device_count)(void* self);
-  /* Optional. Describes device `index` (0 <= index < device_count) for
-   * --devices; device_info describes the selected one. */
+  /* Optional. Describes device `index` (0 <= index < device_count); strings
+   * live as long as the table. */
   int32_t (*device_info_at)(void* self, int32_t index, oxi_device_info* info);
-  /* Optional (NULL: only device 0). Makes device `index` the one this table
-   * drives (`--device vulkan:1`). The host calls it once, before the first
-   * buffer_alloc; an index out of range fails with a message. */
+  /* Optional. Makes device `index` the one this table computes on (0 by
+   * default); only before the first buffer_alloc. --device vulkan:1. */
   int32_t (*select_device)(void* self, int32_t index, char* error, size_t error_size);
   /* Tokens per prefill chunk this backend runs best with (GPUs want large
-   * GEMMs); 0: the host's default (256). --prefill-chunk overrides it. */
+   * GEMMs); 0: the host's default. --prefill-chunk overrides it. */
   int32_t prefill_chunk;
   int32_t reserved_2_1;
 } oxi_backend_iface;

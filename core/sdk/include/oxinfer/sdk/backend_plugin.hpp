@@ -10,11 +10,13 @@
 //     sdk::Status Synchronize();
 //     oxi_dtype PreferredWeightDtype(oxi_dtype dtype, int64_t rows, int64_t cols) const;
 //     void DeviceInfo(oxi_device_info* info) const;
-//     // Several devices (ABI 2.1; --device NAME:INDEX):
+//     int32_t DeviceKind() const;       // the table's kind, when it depends on the device
+//     sdk::Status ExecuteAll(const oxi_op* const* ops, int64_t n);  // a whole sequence at once
+//     // ABI 2.1, several devices (vulkan:1):
 //     int32_t DeviceCount() const;
-//     void DeviceInfoAt(int32_t index, oxi_device_info* info) const;
-//     sdk::Status SelectDevice(int32_t index);  // before the first Alloc
-//     static constexpr int32_t kPrefillChunk = 512;  // tokens per prefill chunk
+//     bool DeviceInfoAt(int32_t index, oxi_device_info* info) const;
+//     sdk::Status SelectDevice(int32_t index);
+//     static constexpr int32_t kPrefillChunk = 512;  // tokens per prefill chunk (ABI 2.1)
 //     // Own device memory (all of them, or none: then buffers are host memory
 //     // the adapter manages, and sdk::HostData(tensor) gives an operand's bytes):
 //     sdk::StatusOr<oxi_buffer*> Alloc(uint64_t size, uint32_t flags);
@@ -109,20 +111,25 @@ struct HasDeviceInfo<
     : std::true_type {};
 
 template <typename T, typename = void>
-struct HasDeviceCount : std::false_type {};
+struct HasDeviceKind : std::false_type {};
 template <typename T>
-struct HasDeviceCount<T, std::void_t<decltype(std::declval<const T&>().DeviceCount())>>
+struct HasDeviceKind<T, std::void_t<decltype(std::declval<const T&>().DeviceKind())>>
     : std::true_type {};
 template <typename T, typename = void>
-struct HasDeviceInfoAt : std::false_type {};
+struct HasExecuteAll : std::false_type {};
 template <typename T>
-struct HasDeviceInfoAt<T, std::void_t<decltype(std::declval<const T&>().DeviceInfoAt(
-                              int32_t{}, std::declval<oxi_device_info*>()))>> : std::true_type {};
+struct HasExecuteAll<T, std::void_t<decltype(std::declval<T&>().ExecuteAll(
+                            std::declval<const oxi_op* const*>(), int64_t{}))>> : std::true_type {
+};
 template <typename T, typename = void>
-struct HasSelectDevice : std::false_type {};
+struct HasDevices : std::false_type {};
 template <typename T>
-struct HasSelectDevice<T, std::void_t<decltype(std::declval<T&>().SelectDevice(int32_t{}))>>
+struct HasDevices<T, std::void_t<decltype(std::declval<const T&>().DeviceCount()),
+                                 decltype(std::declval<const T&>().DeviceInfoAt(
+                                     int32_t{}, std::declval<oxi_device_info*>())),
+                                 decltype(std::declval<T&>().SelectDevice(int32_t{}))>>
     : std::true_type {};
+
 // T::kPrefillChunk, or 0 (the host's default).
 template <typename T, typename = void>
 struct PrefillChunk : std::integral_constant<int32_t, 0> {};
@@ -177,6 +184,7 @@ class BackendPlugin {
     t.self = impl;
     t.device_name = name;
     t.device_kind = device_kind;
+    if constexpr (internal::HasDeviceKind<T>::value) t.device_kind = impl->DeviceKind();
     t.flags = internal::BackendFlags<T>::value;
     t.supports = &Supports;
     t.execute = &Execute;
@@ -199,9 +207,11 @@ class BackendPlugin {
     if constexpr (internal::HasSync<T>::value) t.synchronize = &Sync;
     if constexpr (internal::HasPreferred<T>::value) t.preferred_weight_dtype = &Preferred;
     if constexpr (internal::HasDeviceInfo<T>::value) t.device_info = &Info;
-    if constexpr (internal::HasDeviceCount<T>::value) t.device_count = &Count;
-    if constexpr (internal::HasDeviceInfoAt<T>::value) t.device_info_at = &InfoAt;
-    if constexpr (internal::HasSelectDevice<T>::value) t.select_device = &Select;
+    if constexpr (internal::HasDevices<T>::value) {
+      t.device_count = &Count;
+      t.device_info_at = &InfoAt;
+      t.select_device = &Select;
+    }
     t.prefill_chunk = internal::PrefillChunk<T>::value;
     return t;
   }
@@ -220,9 +230,13 @@ class BackendPlugin {
     return Guard(error, error_size, [&]() -> Status {
       for (int64_t i = 0; i < n; ++i) {
         if (ops[i] == nullptr) return InvalidArgumentError("execute: null op");
-        OXI_RETURN_IF_ERROR(S(self)->Execute(*ops[i]));
       }
-      return OkStatus();
+      if constexpr (internal::HasExecuteAll<T>::value) {
+        return S(self)->ExecuteAll(ops, n);
+      } else {
+        for (int64_t i = 0; i < n; ++i) OXI_RETURN_IF_ERROR(S(self)->Execute(*ops[i]));
+        return OkStatus();
+      }
     });
   }
   static int32_t Sync(void* self, char* error, size_t error_size) {
@@ -247,14 +261,15 @@ class BackendPlugin {
   }
   static int32_t InfoAt(void* self, int32_t index, oxi_device_info* info) {
     if (info == nullptr) return OXI_INVALID_ARGUMENT;
-    return Guard([&]() -> int32_t {
-      if (index < 0 || index >= S(self)->DeviceCount()) return OXI_OUT_OF_RANGE;
-      S(self)->DeviceInfoAt(index, info);
+    bool ok = false;
+    Guard([&]() -> int32_t {
+      ok = S(self)->DeviceInfoAt(index, info);
       return OXI_OK;
     });
+    return ok ? OXI_OK : OXI_OUT_OF_RANGE;
   }
   static int32_t Select(void* self, int32_t index, char* error, size_t error_size) {
-    return Guard(error, error_size, [&]() -> Status { return S(self)->SelectDevice(index); });
+    return Guard(error, error_size, [&]() { return S(self)->SelectDevice(index); });
   }
 
   // ---- T's own memory ----
