@@ -73,8 +73,8 @@ absl::StatusOr<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& option
     if (!text.ok()) return text.status();
     e->text_ = *std::move(text);
     e->pool_ = std::make_unique<SequencePool>(e->model_->info().max_sequences);
-    e->scheduler_ = std::make_unique<BatchScheduler>(
-        e->model_.get(), &e->model_mutex_, e->prefill_chunk_);
+    e->scheduler_ =
+        std::make_unique<BatchScheduler>(e->model_.get(), &e->model_mutex_, e->prefill_chunk_);
   }
   return e;
 }

@@ -21,7 +21,8 @@ Mat ToMat(const oxi_tensor& t) {
 sdk::Status Device::Open(int32_t index) {
   CUdevice dev = 0;
   OXI_RETURN_IF_ERROR(Check(d_->DeviceGet(&dev, index), "cuDeviceGet"));
-  OXI_RETURN_IF_ERROR(Check(d_->DevicePrimaryCtxRetain(&context_, dev), "cuDevicePrimaryCtxRetain"));
+  OXI_RETURN_IF_ERROR(
+      Check(d_->DevicePrimaryCtxRetain(&context_, dev), "cuDevicePrimaryCtxRetain"));
   index_ = index;
   OXI_RETURN_IF_ERROR(MakeCurrent());
   size_t n = 0;
@@ -89,9 +90,9 @@ sdk::Status Device::Launch(const char* name, uint32_t gx, uint32_t gy, uint32_t 
   if (gx == 0 || gy == 0) return sdk::OkStatus();  // nothing to do
   OXI_ASSIGN_OR_RETURN(CUfunction f, Function(name));
   if (smem > 48 * 1024) {
-    OXI_RETURN_IF_ERROR(Check(
-        d_->FuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, int(smem)),
-        std::string(name) + ": shared memory"));
+    OXI_RETURN_IF_ERROR(
+        Check(d_->FuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, int(smem)),
+              std::string(name) + ": shared memory"));
   }
   return Check(d_->LaunchKernel(f, gx, gy, 1, block, 1, 1, smem, nullptr, args.data(), nullptr),
                std::string("launching ") + name);

@@ -14,10 +14,10 @@ sdk::Status CheckOperands(const oxi_op& op) {
     const int64_t extent = oxi_tensor_extent(t);
     const DeviceBuffer* b = AsDevice(t->buffer);
     if (extent < 0 || t->offset > b->size || static_cast<uint64_t>(extent) > b->size - t->offset) {
-      return sdk::InvalidArgumentError(sdk::StrCat(
-          oxi_op_name(op.kind), ": operand ", i, " (", t->rows, " x ", t->cols, " ",
-          oxi_dtype_name(static_cast<oxi_dtype>(t->dtype)), " at offset ", t->offset,
-          ") outside its buffer of ", b->size, " bytes"));
+      return sdk::InvalidArgumentError(
+          sdk::StrCat(oxi_op_name(op.kind), ": operand ", i, " (", t->rows, " x ", t->cols, " ",
+                      oxi_dtype_name(static_cast<oxi_dtype>(t->dtype)), " at offset ", t->offset,
+                      ") outside its buffer of ", b->size, " bytes"));
     }
   }
   return sdk::OkStatus();

@@ -13,11 +13,11 @@ sdk::Status RunAttention(Device& dev, const oxi_attention_args& a) {
       int64_t(a.n_heads) * a.v_head_dim != a.out.cols) {
     return sdk::InvalidArgumentError("attention: q, k, v and out do not fit the heads and batch");
   }
-  AttentionParams p{ToMat(a.q),      ToMat(a.k),       ToMat(a.v),    ToMat(a.q_pos),
-                    ToMat(a.kv_pos), ToMat(a.mask),    ToMat(a.q_span), ToMat(a.kv_span),
-                    ToMat(a.out),    a.n_heads,        a.n_kv_heads,  a.head_dim,
-                    a.v_head_dim,    a.scale,          a.softcap,     a.causal,
-                    a.window,        batch,            a.q.rows / batch, a.k.rows / batch};
+  AttentionParams p{ToMat(a.q),      ToMat(a.k),    ToMat(a.v),       ToMat(a.q_pos),
+                    ToMat(a.kv_pos), ToMat(a.mask), ToMat(a.q_span),  ToMat(a.kv_span),
+                    ToMat(a.out),    a.n_heads,     a.n_kv_heads,     a.head_dim,
+                    a.v_head_dim,    a.scale,       a.softcap,        a.causal,
+                    a.window,        batch,         a.q.rows / batch, a.k.rows / batch};
   const int64_t rows = int64_t(batch) * p.n_q * a.n_heads;
   if (rows > 0x7fffffff) return sdk::InvalidArgumentError("attention: too many query rows");
   if (rows == 0) return sdk::OkStatus();

@@ -12,8 +12,8 @@ const A& Args(const oxi_op& op) {
 
 sdk::Status SameShape(const char* op, const oxi_tensor& a, const oxi_tensor& b) {
   if (a.rows == b.rows && a.cols == b.cols) return sdk::OkStatus();
-  return sdk::InvalidArgumentError(sdk::StrCat(op, ": ", a.rows, "x", a.cols, " and ", b.rows,
-                                               "x", b.cols, " differ"));
+  return sdk::InvalidArgumentError(
+      sdk::StrCat(op, ": ", a.rows, "x", a.cols, " and ", b.rows, "x", b.cols, " differ"));
 }
 
 // Ids in range, read back from the device (get_rows must refuse a bad one).
@@ -73,7 +73,8 @@ sdk::Status RunElementwise(Device& dev, const oxi_op& op) {
       OXI_RETURN_IF_ERROR(SameShape("copy", a.src, a.dst));
       CopyParams p{ToMat(a.src), ToMat(a.dst), 0};
       if (a.src.dtype == OXI_DTYPE_Q8_0 || a.src.dtype == OXI_DTYPE_Q4_0) {
-        p.src.cols = p.dst.cols = oxi_dtype_row_bytes(static_cast<oxi_dtype>(a.src.dtype), a.src.cols);
+        p.src.cols = p.dst.cols =
+            oxi_dtype_row_bytes(static_cast<oxi_dtype>(a.src.dtype), a.src.cols);
         return dev.LaunchItems("ox_copy_bytes", a.src.rows * p.src.cols, {&p});
       }
       return dev.LaunchItems("ox_copy", a.src.rows * a.src.cols, {&p});
@@ -114,11 +115,13 @@ sdk::Status RunElementwise(Device& dev, const oxi_op& op) {
       const bool to_blocks = a.dst.dtype == OXI_DTYPE_Q8_0 || a.dst.dtype == OXI_DTYPE_Q4_0;
       if (a.src.dtype == a.dst.dtype && to_blocks) {
         CopyParams c{ToMat(a.src), ToMat(a.dst), 0};
-        c.src.cols = c.dst.cols = oxi_dtype_row_bytes(static_cast<oxi_dtype>(a.src.dtype), a.src.cols);
+        c.src.cols = c.dst.cols =
+            oxi_dtype_row_bytes(static_cast<oxi_dtype>(a.src.dtype), a.src.cols);
         return dev.LaunchItems("ox_copy_bytes", a.src.rows * c.src.cols, {&c});
       }
       if (to_blocks) {
-        if (a.src.cols % 32 != 0) return sdk::InvalidArgumentError("convert: cols not a multiple of 32");
+        if (a.src.cols % 32 != 0)
+          return sdk::InvalidArgumentError("convert: cols not a multiple of 32");
         return dev.LaunchItems("ox_convert_to_blocks", a.src.rows * (a.src.cols / 32), {&p});
       }
       return dev.LaunchItems("ox_convert_to_float", a.src.rows * a.src.cols, {&p});

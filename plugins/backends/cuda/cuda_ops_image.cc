@@ -24,10 +24,13 @@ sdk::Status RunImage(Device& dev, const oxi_op& op) {
       a.out.rows != int64_t(batch) * ho * wo || a.out.cols != cout || ho <= 0 || wo <= 0) {
     return sdk::InvalidArgumentError("conv2d: x, w or out do not fit the images and kernel");
   }
-  Conv2dParams p{ToMat(a.x), ToMat(a.w), ToMat(a.bias), ToMat(a.out), batch, a.height, a.width,
-                 int32_t(cin), int32_t(cout), a.kh, a.kw, a.stride, a.pad, ho, wo};
-  return dev.Launch("ox_conv2d", uint32_t((cout + 63) / 64), uint32_t((a.out.rows + 63) / 64),
-                    256, 0, {&p});
+  Conv2dParams p{ToMat(a.x),   ToMat(a.w),   ToMat(a.bias),
+                 ToMat(a.out), batch,        a.height,
+                 a.width,      int32_t(cin), int32_t(cout),
+                 a.kh,         a.kw,         a.stride,
+                 a.pad,        ho,           wo};
+  return dev.Launch("ox_conv2d", uint32_t((cout + 63) / 64), uint32_t((a.out.rows + 63) / 64), 256,
+                    0, {&p});
 }
 
 }  // namespace cuda

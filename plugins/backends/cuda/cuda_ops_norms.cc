@@ -56,12 +56,13 @@ sdk::Status RunNorm(Device& dev, const oxi_op& op) {
       if (a.x.cols % a.groups != 0 || a.x.rows % batch != 0) {
         return sdk::InvalidArgumentError("group_norm: groups must divide C and batch the rows");
       }
-      GroupNormParams p{ToMat(a.x), ToMat(a.gamma), ToMat(a.beta), ToMat(a.out), a.groups, batch,
-                        a.act, a.eps, 0};
-      OXI_ASSIGN_OR_RETURN(p.stats, dev.ScratchMemory(Scratch::kGroupStats,
-                                                      uint64_t(batch) * a.groups * 8));
-      OXI_RETURN_IF_ERROR(dev.Launch("ox_group_norm_stats", uint32_t(batch) * a.groups, 1, 256, 0,
-                                     {&p}));
+      GroupNormParams p{ToMat(a.x),   ToMat(a.gamma), ToMat(a.beta),
+                        ToMat(a.out), a.groups,       batch,
+                        a.act,        a.eps,          0};
+      OXI_ASSIGN_OR_RETURN(p.stats,
+                           dev.ScratchMemory(Scratch::kGroupStats, uint64_t(batch) * a.groups * 8));
+      OXI_RETURN_IF_ERROR(
+          dev.Launch("ox_group_norm_stats", uint32_t(batch) * a.groups, 1, 256, 0, {&p}));
       return dev.LaunchItems("ox_group_norm_apply", a.x.rows * a.x.cols, {&p});
     }
     case OXI_OP_ROPE: {
@@ -70,8 +71,8 @@ sdk::Status RunNorm(Device& dev, const oxi_op& op) {
           a.inv_freq.cols < a.rot_dim / 2) {
         return sdk::InvalidArgumentError("rope: x, pos or inv_freq do not fit the heads");
       }
-      RopeParams p{ToMat(a.x), ToMat(a.pos), ToMat(a.inv_freq), ToMat(a.out), a.n_heads,
-                   a.head_dim, a.rot_dim};
+      RopeParams p{ToMat(a.x), ToMat(a.pos), ToMat(a.inv_freq), ToMat(a.out),
+                   a.n_heads,  a.head_dim,   a.rot_dim};
       return dev.LaunchItems("ox_rope", a.x.rows * a.n_heads * (a.head_dim - a.rot_dim / 2), {&p});
     }
     default:

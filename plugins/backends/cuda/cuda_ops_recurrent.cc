@@ -27,11 +27,12 @@ sdk::Status RunRecurrent(Device& dev, const oxi_op& op) {
       a.state.cols != int64_t(a.k_dim) * a.v_dim || a.out.cols != a.v.cols) {
     return sdk::InvalidArgumentError("gated_delta: operands do not fit the heads and dims");
   }
-  GatedDeltaParams p{ToMat(a.q), ToMat(a.k), ToMat(a.v), ToMat(a.g), ToMat(a.beta),
-                     ToMat(a.state), ToMat(a.out), a.n_k_heads, a.n_v_heads, a.k_dim, a.v_dim};
+  GatedDeltaParams p{ToMat(a.q),    ToMat(a.k),     ToMat(a.v),   ToMat(a.g),
+                     ToMat(a.beta), ToMat(a.state), ToMat(a.out), a.n_k_heads,
+                     a.n_v_heads,   a.k_dim,        a.v_dim};
   const uint32_t threads = a.v_dim >= 256 ? 256 : (a.v_dim + 31) / 32 * 32;
-  return dev.Launch("ox_gated_delta", uint32_t(a.n_v_heads), 1, threads,
-                    uint32_t(2 * a.k_dim * 4), {&p});
+  return dev.Launch("ox_gated_delta", uint32_t(a.n_v_heads), 1, threads, uint32_t(2 * a.k_dim * 4),
+                    {&p});
 }
 
 }  // namespace cuda

@@ -12,9 +12,7 @@ bool IsBlock(int32_t t) { return t == OXI_DTYPE_Q8_0 || t == OXI_DTYPE_Q4_0; }
 bool IsWeight(int32_t t) { return IsFloat(t) || IsBlock(t); }
 bool F32(const oxi_tensor& t) { return t.dtype == OXI_DTYPE_F32; }
 bool F32OrAbsent(const oxi_tensor& t) { return t.buffer == nullptr || F32(t); }
-bool I32OrAbsent(const oxi_tensor& t) {
-  return t.buffer == nullptr || t.dtype == OXI_DTYPE_I32;
-}
+bool I32OrAbsent(const oxi_tensor& t) { return t.buffer == nullptr || t.dtype == OXI_DTYPE_I32; }
 template <typename A>
 const A& Args(const oxi_op& op) {
   return reinterpret_cast<const A&>(op);
@@ -103,8 +101,8 @@ bool SupportsOp(const oxi_op& op) {
     case OXI_OP_ATTENTION: {
       if (!Sized<oxi_attention_args>(op)) return false;
       const auto& a = Args<oxi_attention_args>(op);
-      const bool kv = (F32(a.k) || a.k.dtype == OXI_DTYPE_F16) &&
-                      (F32(a.v) || a.v.dtype == OXI_DTYPE_F16);
+      const bool kv =
+          (F32(a.k) || a.k.dtype == OXI_DTYPE_F16) && (F32(a.v) || a.v.dtype == OXI_DTYPE_F16);
       return F32(a.q) && F32(a.out) && kv && F32OrAbsent(a.mask) && I32OrAbsent(a.q_pos) &&
              I32OrAbsent(a.kv_pos) && I32OrAbsent(a.q_span) && I32OrAbsent(a.kv_span) &&
              a.n_kv_heads > 0 && a.n_heads % a.n_kv_heads == 0;
@@ -117,14 +115,12 @@ bool SupportsOp(const oxi_op& op) {
     case OXI_OP_GATED_DELTA: {
       if (!Sized<oxi_gated_delta_args>(op) || !sdk::AllF32(op)) return false;
       const auto& a = Args<oxi_gated_delta_args>(op);
-      return a.n_k_heads > 0 && a.n_v_heads % a.n_k_heads == 0 && a.k_dim > 0 &&
-             a.k_dim <= 4096;
+      return a.n_k_heads > 0 && a.n_v_heads % a.n_k_heads == 0 && a.k_dim > 0 && a.k_dim <= 4096;
     }
     case OXI_OP_CONV2D: {
       if (!Sized<oxi_conv2d_args>(op)) return false;
       const auto& a = Args<oxi_conv2d_args>(op);
-      return F32(a.x) && F32(a.out) && F32OrAbsent(a.bias) && IsFloat(a.w.dtype) &&
-             a.stride > 0;
+      return F32(a.x) && F32(a.out) && F32OrAbsent(a.bias) && IsFloat(a.w.dtype) && a.stride > 0;
     }
     case OXI_OP_UPSAMPLE_NEAREST:
       return Sized<oxi_upsample_nearest_args>(op) && sdk::AllF32(op) &&

@@ -30,35 +30,41 @@ __device__ __forceinline__ const int32_t* RowI(const Mat& m, int64_t r) {
 }
 
 __device__ __forceinline__ float Bf16ToF(uint16_t b) { return __uint_as_float(uint32_t(b) << 16); }
-__device__ __forceinline__ float F16ToF(uint16_t h) {
-  return __half2float(__ushort_as_half(h));
-}
+__device__ __forceinline__ float F16ToF(uint16_t h) { return __half2float(__ushort_as_half(h)); }
 // Round to nearest even, as the CPU's conversions (NaN kept a NaN).
 __device__ __forceinline__ uint16_t FToBf16(float f) {
   const uint32_t u = __float_as_uint(f);
   if ((u & 0x7fffffffu) > 0x7f800000u) return uint16_t((u >> 16) | 0x40);
   return uint16_t((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
 }
-__device__ __forceinline__ uint16_t FToF16(float f) {
-  return __half_as_ushort(__float2half_rn(f));
-}
+__device__ __forceinline__ uint16_t FToF16(float f) { return __half_as_ushort(__float2half_rn(f)); }
 
 // Element c of row r of a float-typed matrix (F32, BF16, F16) as f32.
 __device__ __forceinline__ float LoadF(const Mat& m, int64_t r, int64_t c) {
   const char* row = RowPtr(m, r);
   switch (m.dtype) {
-    case kBF16: return Bf16ToF(reinterpret_cast<const uint16_t*>(row)[c]);
-    case kF16: return F16ToF(reinterpret_cast<const uint16_t*>(row)[c]);
-    default: return reinterpret_cast<const float*>(row)[c];
+    case kBF16:
+      return Bf16ToF(reinterpret_cast<const uint16_t*>(row)[c]);
+    case kF16:
+      return F16ToF(reinterpret_cast<const uint16_t*>(row)[c]);
+    default:
+      return reinterpret_cast<const float*>(row)[c];
   }
 }
 __device__ __forceinline__ void StoreF(const Mat& m, int64_t r, int64_t c, float v) {
   char* row = RowPtr(m, r);
   switch (m.dtype) {
-    case kBF16: reinterpret_cast<uint16_t*>(row)[c] = FToBf16(v); break;
-    case kF16: reinterpret_cast<uint16_t*>(row)[c] = FToF16(v); break;
-    case kI32: reinterpret_cast<int32_t*>(row)[c] = int32_t(v); break;
-    default: reinterpret_cast<float*>(row)[c] = v;
+    case kBF16:
+      reinterpret_cast<uint16_t*>(row)[c] = FToBf16(v);
+      break;
+    case kF16:
+      reinterpret_cast<uint16_t*>(row)[c] = FToF16(v);
+      break;
+    case kI32:
+      reinterpret_cast<int32_t*>(row)[c] = int32_t(v);
+      break;
+    default:
+      reinterpret_cast<float*>(row)[c] = v;
   }
 }
 
@@ -91,15 +97,24 @@ __device__ __forceinline__ float Activation(int32_t fn, float v) {
       const float c = 0.7978845608028654f;
       return 0.5f * v * (1.0f + tanhf(c * (v + 0.044715f * v * v * v)));
     }
-    case 2: return v / (1.0f + expf(-v));          // SILU
-    case 3: return 1.0f / (1.0f + expf(-v));       // SIGMOID
-    case 4: return v > 20.0f ? v : log1pf(expf(v));  // SOFTPLUS
-    case 5: return expf(v);
-    case 6: return tanhf(v);
-    case 7: return 0.5f * v * (1.0f + erff(v * 0.7071067811865476f));  // GELU_ERF
-    case 8: return v * (1.0f / (1.0f + expf(-(v * 1.702f))));          // QUICK_GELU
-    case 9: return v < 0.0f ? 0.0f : v;                                // RELU
-    default: return v;
+    case 2:
+      return v / (1.0f + expf(-v));  // SILU
+    case 3:
+      return 1.0f / (1.0f + expf(-v));  // SIGMOID
+    case 4:
+      return v > 20.0f ? v : log1pf(expf(v));  // SOFTPLUS
+    case 5:
+      return expf(v);
+    case 6:
+      return tanhf(v);
+    case 7:
+      return 0.5f * v * (1.0f + erff(v * 0.7071067811865476f));  // GELU_ERF
+    case 8:
+      return v * (1.0f / (1.0f + expf(-(v * 1.702f))));  // QUICK_GELU
+    case 9:
+      return v < 0.0f ? 0.0f : v;  // RELU
+    default:
+      return v;
   }
 }
 
@@ -133,8 +148,8 @@ __device__ __forceinline__ float BlockMax(float v, float* scratch) {
 }
 
 // A grid-stride loop over n items.
-#define OX_FOR_EACH(i, n)                                                        \
-  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < (n);    \
+#define OX_FOR_EACH(i, n)                                                   \
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < (n); \
        i += int64_t(gridDim.x) * blockDim.x)
 
 }  // namespace cuda

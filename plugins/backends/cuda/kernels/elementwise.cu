@@ -23,10 +23,17 @@ extern "C" __global__ void ox_binary(const BinaryParams p) {
     const float v = RowF(p.b, p.b.rows == 1 ? 0 : r)[p.b.cols == 1 ? 0 : c];
     float o;
     switch (p.fn) {
-      case 1: o = u + v; break;
-      case 2: o = u - v; break;
-      case 3: o = u * v; break;
-      default: o = u / v;
+      case 1:
+        o = u + v;
+        break;
+      case 2:
+        o = u - v;
+        break;
+      case 3:
+        o = u * v;
+        break;
+      default:
+        o = u / v;
     }
     RowF(p.out, r)[c] = o;
   }
@@ -123,7 +130,8 @@ extern "C" __global__ void ox_convert_to_blocks(const ConvertParams p) {
       const float d = amax / 127.0f;
       const float id = d != 0.0f ? 1.0f / d : 0.0f;
       *reinterpret_cast<uint16_t*>(blk) = FToF16(d);
-      for (int j = 0; j < kQK; ++j) reinterpret_cast<int8_t*>(blk + 2)[j] = int8_t(roundf(x[j] * id));
+      for (int j = 0; j < kQK; ++j)
+        reinterpret_cast<int8_t*>(blk + 2)[j] = int8_t(roundf(x[j] * id));
     } else {
       char* blk = RowPtr(p.dst, r) + b * kQ4Bytes;
       float amax = 0.0f, max = 0.0f;

@@ -20,7 +20,8 @@ extern "C" __global__ void ox_row_norm(const NormParams p) {
     for (int64_t c = threadIdx.x; c < dim; c += blockDim.x) mx = fmaxf(mx, x[c] * p.weight_offset);
     mx = BlockMax(mx, scratch);
     float sum = 0.0f;
-    for (int64_t c = threadIdx.x; c < dim; c += blockDim.x) sum += expf(x[c] * p.weight_offset - mx);
+    for (int64_t c = threadIdx.x; c < dim; c += blockDim.x)
+      sum += expf(x[c] * p.weight_offset - mx);
     sum = BlockSum(sum, scratch);
     const float inv = 1.0f / sum;
     for (int64_t c = threadIdx.x; c < dim; c += blockDim.x) {
