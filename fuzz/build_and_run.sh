@@ -23,7 +23,22 @@ case "$TARGET" in
     NAME=json_document_fuzzer
     SRCS=(fuzz/json_document_fuzzer.cc core/host/json.cc core/json_util.cc)
     MAX_LEN=8192 ;;
-  *) echo "unknown fuzz target '$TARGET' (safetensors, json)" >&2; exit 2 ;;
+  tool_call)
+    NAME=tool_call_fuzzer
+    SRCS=(fuzz/tool_call_fuzzer.cc core/engine/tool_call_parser.cc core/engine/tool_call_body.cc
+      core/engine/tool_call.cc core/engine/text_filters.cc core/engine/generation.cc
+      core/chat/value.cc core/chat/value_json_reader.cc core/chat/value_json_writer.cc
+      core/chat/value_utf8.cc)
+    MAX_LEN=4096 ;;
+  conversation|calculator)
+    NAME=${TARGET}_fuzzer
+    SRCS=(fuzz/conversation_fuzzer.cc "fuzz/${TARGET}_fuzzer_main.cc" core/engine/conversation_json.cc
+      core/engine/message.cc core/engine/tool_call.cc core/mapped_file.cc
+      core/builtin_tools/calculator.cc core/chat/value.cc core/chat/value_json_reader.cc
+      core/chat/value_json_writer.cc core/chat/value_utf8.cc -lgmp)
+    MAX_LEN=8192 ;;
+  *) echo "unknown fuzz target '$TARGET' (safetensors, json, tool_call, conversation, calculator)" >&2
+    exit 2 ;;
 esac
 CXX="${CXX:-clang++-14}"
 WORK="${WORK:-/tmp/oxinfer-fuzz}/$TARGET"

@@ -10,6 +10,7 @@ PACKAGES=(
   libabsl-dev libre2-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   zlib1g-dev libpng-dev nlohmann-json3-dev libicu-dev
+  libgmp-dev                # the built-in calculator tool (exact rationals)
   python3                   # .ci/run's summary only; the build needs no Python packages
 )
 
