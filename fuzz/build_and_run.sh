@@ -4,6 +4,7 @@
 #
 #   fuzz/build_and_run.sh                 # the safetensors header parser, 1,000,000 runs
 #   fuzz/build_and_run.sh json            # the json_parse host service
+#   fuzz/build_and_run.sh hub_model_info  # the Hub's model-info answers
 #   RUNS=5000000 fuzz/build_and_run.sh
 #   MAX_TIME=600 RUNS=-1 fuzz/build_and_run.sh json
 #
@@ -37,7 +38,13 @@ case "$TARGET" in
       core/builtin_tools/calculator.cc core/chat/value.cc core/chat/value_json_reader.cc
       core/chat/value_json_writer.cc core/chat/value_utf8.cc -lgmp)
     MAX_LEN=8192 ;;
-  *) echo "unknown fuzz target '$TARGET' (safetensors, json, tool_call, conversation, calculator)" >&2
+  hub_model_info)
+    NAME=hub_model_info_fuzzer
+    SRCS=(fuzz/hub_model_info_fuzzer.cc core/hub/model_info.cc core/hub/file_selection.cc
+      core/hub/repo_spec.cc core/json_util.cc)
+    MAX_LEN=8192 ;;
+  *) echo "unknown fuzz target '$TARGET' (safetensors, json, hub_model_info, tool_call," \
+    "conversation, calculator)" >&2
     exit 2 ;;
 esac
 CXX="${CXX:-clang++-14}"
