@@ -1,6 +1,7 @@
 #include "plugins/backends/cuda/cuda_device.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "plugins/backends/cuda/cuda_fatbins.h"
 
@@ -28,8 +29,11 @@ sdk::Status Device::Open(int32_t index) {
   size_t n = 0;
   const Fatbin* fatbins = Fatbins(&n);
   for (size_t i = 0; i < n; ++i) {
+    // bin2c's arrays are byte-aligned; the driver reads the image as words.
+    std::vector<uint64_t> image((fatbins[i].size + 7) / 8);
+    std::memcpy(image.data(), fatbins[i].data, fatbins[i].size);
     CUmodule m = nullptr;
-    OXI_RETURN_IF_ERROR(Check(d_->ModuleLoadData(&m, fatbins[i].data),
+    OXI_RETURN_IF_ERROR(Check(d_->ModuleLoadData(&m, image.data()),
                               std::string("loading the ") + fatbins[i].name + " kernels"));
     modules_.push_back(m);
   }

@@ -3,8 +3,7 @@
 namespace oxinfer {
 namespace cuda {
 namespace {
-// bin2c's arrays (BUILD: one per kernels/<name>.cu), 16-byte aligned as
-// cuModuleLoadData wants.
+// bin2c's arrays (BUILD: one per kernels/<name>.cu).
 #include "plugins/backends/cuda/attention.fatbin.inc"
 #include "plugins/backends/cuda/elementwise.fatbin.inc"
 #include "plugins/backends/cuda/image.fatbin.inc"
