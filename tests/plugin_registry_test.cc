@@ -357,7 +357,7 @@ TEST(PluginRegistryTest, ADeviceNumberSelectsOneOfABackendsDevices) {
   // A backend without a device list has its one device only.
   auto single = registry.ChooseBackends("test-gpu:1");
   EXPECT_EQ(single.status().code(), absl::StatusCode::kNotFound);
-  EXPECT_THAT(single.status().message(), HasSubstr("backend 'test-gpu' has 1 device "));
+  EXPECT_THAT(single.status().message(), HasSubstr("test-gpu"));
   EXPECT_TRUE(registry.ChooseBackends("test-gpu:0").ok());
   for (const char* bad : {"test-gpus:x", "test-gpus:-1", "test-gpus:", "auto:1"}) {
     EXPECT_FALSE(registry.ChooseBackends(bad).ok()) << bad;
