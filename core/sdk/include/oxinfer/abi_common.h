@@ -32,7 +32,10 @@ extern "C" {
 #endif
 
 #define OXI_ABI_MAJOR 2
-#define OXI_ABI_MINOR 0
+/* Minor versions (appended only, read after OXI_HAS_FIELD):
+ *   2.1: codecs: oxi_codec_iface.media, decode_image_rgb, decode_audio, free_audio
+ *        (oxi_audio, oxi_decode_limits in codec_abi.h). */
+#define OXI_ABI_MINOR 1
 #define OXI_ENTRY_SYMBOL "oxinfer_plugin_entry"
 
 #if defined(_WIN32)
