@@ -6,6 +6,8 @@
 #   fuzz/build_and_run.sh json            # the json_parse host service
 #   RUNS=5000000 fuzz/build_and_run.sh
 #   MAX_TIME=600 RUNS=-1 fuzz/build_and_run.sh json
+#   fuzz/build_and_run.sh png             # a codec plugin's glue: png, jpeg, webp, gif,
+#                                         # bmp, sndfile, ffmpeg
 #
 # New inputs go to $WORK/corpus (not the committed seed corpus); crashes to
 # $WORK/crash-*. Needs clang-14 and libclang-rt-14-dev (Debian 12).
@@ -23,8 +25,25 @@ case "$TARGET" in
     NAME=json_document_fuzzer
     SRCS=(fuzz/json_document_fuzzer.cc core/host/json.cc core/json_util.cc)
     MAX_LEN=8192 ;;
-  *) echo "unknown fuzz target '$TARGET' (safetensors, json)" >&2; exit 2 ;;
+  png|jpeg|webp|gif|bmp|sndfile|ffmpeg)
+    NAME=codec_${TARGET}_fuzzer
+    SRCS=(fuzz/codec_fuzzer_main.cc fuzz/codec_fuzz_input.cc plugins/codecs/$TARGET/*.cc)
+    case "$TARGET" in
+      png) LIBS=(-lpng16 -lz) ;;
+      jpeg) LIBS=(-ljpeg) ;;
+      webp) LIBS=(-lwebpdemux -lwebp) ;;
+      gif) LIBS=(-lgif) ;;
+      bmp) LIBS=() ;;
+      sndfile) LIBS=(-lsndfile) ;;
+      ffmpeg) LIBS=(-lavformat -lavcodec -lavutil -lswresample) ;;
+    esac
+    CORPUS_NAME=codec_$TARGET
+    MAX_LEN="${MAX_LEN:-16384}" ;;
+  *) echo "unknown fuzz target '$TARGET' (safetensors, json, png, jpeg, webp, gif, bmp," \
+       "sndfile, ffmpeg)" >&2; exit 2 ;;
 esac
+LIBS=("${LIBS[@]:-}")
+CORPUS_NAME="${CORPUS_NAME:-$TARGET}"
 CXX="${CXX:-clang++-14}"
 WORK="${WORK:-/tmp/oxinfer-fuzz}/$TARGET"
 RUNS="${RUNS:-1000000}"
@@ -38,9 +57,9 @@ ABSL_LIBS=(absl_status absl_statusor absl_strings absl_strings_internal absl_str
 
 "$CXX" -std=c++17 -O1 -g -fno-omit-frame-pointer \
   -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-  -I. -Icore/sdk/include "${SRCS[@]}" -o "$WORK/$NAME" "${ABSL_LIBS[@]/#/-l}"
+  -I. -Icore/sdk/include "${SRCS[@]}" -o "$WORK/$NAME" "${ABSL_LIBS[@]/#/-l}" ${LIBS[@]}
 
 echo "built $WORK/$NAME"
 "$WORK/$NAME" -runs="$RUNS" -max_total_time="$MAX_TIME" -max_len="$MAX_LEN" \
   -print_final_stats=1 -artifact_prefix="$WORK/" \
-  "$WORK/corpus" "fuzz/corpus/$TARGET"
+  "$WORK/corpus" "fuzz/corpus/$CORPUS_NAME"

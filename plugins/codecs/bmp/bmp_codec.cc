@@ -33,7 +33,7 @@ uint32_t Le16(const uint8_t* p) { return p[0] | (p[1] << 8); }
 // Where the uncompressed pixel rows end (the data offset plus |h| rows padded
 // to 4 bytes); 0 for RLE (compression 1, 2), whose length the header does not
 // give (stb refuses those anyway).
-uint64_t PixelDataEnd(const uint8_t* p, size_t n, int w, int h) {
+uint64_t PixelDataEnd(const uint8_t* p, size_t n, int64_t w, int64_t h) {
   const uint32_t header = Le32(p + 14);
   if (n < 14 + static_cast<size_t>(header < 40 ? 26 : 34)) return UINT64_MAX;
   const uint32_t bpp = header == 12 ? Le16(p + 24) : Le16(p + 28);
@@ -72,12 +72,13 @@ struct BmpCodec {
     if (!stbi_info_from_memory(in.data, n, &w, &h, &comp)) {
       return sdk::DataLossError(std::string("bmp: corrupt header (") + stbi_failure_reason() + ")");
     }
-    h = h < 0 ? -h : h;  // top-down files (stb's info keeps the sign)
-    auto img = sdk::pillow::NewRgb(w, h, limits, comp == 4 ? "bmp 32-bit" : "bmp");
+    // Top-down files: stb's info keeps the sign (64-bit: INT_MIN has no int magnitude).
+    const int64_t rows = h < 0 ? -int64_t{h} : h;
+    auto img = sdk::pillow::NewRgb(w, rows, limits, comp == 4 ? "bmp 32-bit" : "bmp");
     if (!img.ok()) return img.status().WithContext("bmp");
     // stb reads past the end as zeros: a short file is refused as truncated
     // (as Pillow does), not decoded black.
-    const uint64_t need = PixelDataEnd(in.data, in.size, w, h);
+    const uint64_t need = PixelDataEnd(in.data, in.size, w, rows);
     if (need > in.size) {
       return sdk::DataLossError("bmp: truncated: the pixel data needs " + std::to_string(need) +
                                 " bytes, the file has " + std::to_string(in.size));

@@ -13,6 +13,7 @@ extern "C" {
 #include <libswresample/swresample.h>
 }
 
+#include <algorithm>
 #include <cstring>
 #include <mutex>
 #include <set>
@@ -177,7 +178,7 @@ struct FfmpegCodec {
       for (;;) {
         rc = avcodec_receive_frame(s.dec, s.frame);
         if (rc == AVERROR(EAGAIN)) break;
-        if (rc == AVERROR_EOF) return Finish(&audio, format);
+        if (rc == AVERROR_EOF) return Finish(s.fmt, &audio, format);
         if (rc < 0) {
           return sdk::DataLossError(std::string(format) + ": corrupt data (" + AvError(rc) + ")");
         }
@@ -188,9 +189,22 @@ struct FfmpegCodec {
     }
   }
 
-  static sdk::StatusOr<sdk::Audio> Finish(sdk::Audio* audio, const char* format) {
+  // A container that declares its duration (not estimated from the bit
+  // rate) and delivers noticeably less was cut short.
+  static sdk::StatusOr<sdk::Audio> Finish(const AVFormatContext* fmt, sdk::Audio* audio,
+                                          const char* format) {
     if (audio->samples.empty()) {
       return sdk::DataLossError(std::string(format) + ": no audio decoded (corrupt or truncated)");
+    }
+    const double got =
+        static_cast<double>(audio->samples.size() / audio->channels) / audio->sample_rate;
+    if (fmt->duration > 0 && fmt->duration_estimation_method != AVFMT_DURATION_FROM_BITRATE) {
+      const double declared = static_cast<double>(fmt->duration) / AV_TIME_BASE;
+      if (got < declared - std::max(0.1, 0.02 * declared)) {
+        return sdk::DataLossError(std::string(format) + ": truncated: the container declares " +
+                                  std::to_string(declared) + " s, the data holds " +
+                                  std::to_string(got) + " s");
+      }
     }
     return std::move(*audio);
   }

@@ -77,6 +77,53 @@ bool IsMp3Frame(const uint8_t* p, size_t n) {
          ((p[1] >> 3) & 3) != 1 && (p[2] >> 4) != 15 && ((p[2] >> 2) & 3) != 3;
 }
 
+uint32_t Le32(const uint8_t* p) {
+  return p[0] | (p[1] << 8) | (p[2] << 16) | (uint32_t(p[3]) << 24);
+}
+uint32_t Be32(const uint8_t* p) {
+  return (uint32_t(p[0]) << 24) | (p[1] << 16) | (p[2] << 8) | p[3];
+}
+
+// libsndfile (like soundfile) quietly clamps a WAV or AIFF whose sample
+// chunk runs past the end of the file, and an Ogg stream cut short may
+// report fewer frames: such files are refused as truncated here. Returns
+// what is wrong, or "".
+std::string Truncation(const uint8_t* p, size_t n) {
+  const bool wav = n >= 12 && std::memcmp(p, "RIFF", 4) == 0 && std::memcmp(p + 8, "WAVE", 4) == 0;
+  const bool aiff = n >= 12 && std::memcmp(p, "FORM", 4) == 0 &&
+                    (std::memcmp(p + 8, "AIFF", 4) == 0 || std::memcmp(p + 8, "AIFC", 4) == 0);
+  if (wav || aiff) {
+    const char* data = wav ? "data" : "SSND";
+    for (size_t at = 12; at + 8 <= n;) {
+      const uint64_t size = wav ? Le32(p + at + 4) : Be32(p + at + 4);
+      if (std::memcmp(p + at, data, 4) == 0) {
+        if (size == 0 || size == 0xFFFFFFFFu) return "";  // streamed: length unknown
+        if (size > n - at - 8) {
+          return "truncated: the " + std::string(data) + " chunk declares " + std::to_string(size) +
+                 " bytes, the file holds " + std::to_string(n - at - 8);
+        }
+        return "";
+      }
+      at += 8 + size + (size & 1);
+    }
+    return "truncated: no " + std::string(data) + " chunk";
+  }
+  if (n >= 4 && std::memcmp(p, "OggS", 4) == 0) {
+    // The last page must end the stream (header type flag 4).
+    for (size_t at = n >= 27 ? n - 27 : 0;; --at) {
+      if (std::memcmp(p + at, "OggS", 4) == 0 && at + 27 <= n) {
+        const size_t segments = p[at + 26];
+        size_t end = at + 27 + segments;
+        for (size_t i = 0; i < segments && at + 27 + i < n; ++i) end += p[at + 27 + i];
+        if (end > n) return "truncated: the last Ogg page is cut short";
+        return (p[at + 5] & 4) ? "" : "truncated: the Ogg stream has no final page";
+      }
+      if (at == 0) break;
+    }
+  }
+  return "";
+}
+
 struct SndfileCodec {
   static int32_t Sniff(const uint8_t* p, size_t n) {
     auto is = [&](size_t at, const char* tag) {
@@ -103,6 +150,8 @@ struct SndfileCodec {
                                 sf_strerror(nullptr) + ")");
     }
     const char* format = FormatName(info.format);
+    const std::string truncated = Truncation(in.data, in.size);
+    if (!truncated.empty()) return sdk::DataLossError(std::string(format) + ": " + truncated);
     if (info.channels <= 0 || info.channels > 1024 || info.samplerate <= 0) {
       return sdk::DataLossError(std::string(format) + ": corrupt header (" +
                                 std::to_string(info.channels) + " channels, " +
@@ -129,6 +178,9 @@ struct SndfileCodec {
     if (err != SF_ERR_NO_ERROR) {
       return sdk::DataLossError(std::string(format) + ": corrupt data (" + sf_strerror(file.f) +
                                 ")");
+    }
+    if (total == 0) {
+      return sdk::DataLossError(std::string(format) + ": no samples (an empty or truncated file)");
     }
     if (total < info.frames) {
       return sdk::DataLossError(std::string(format) + ": truncated: the header declares " +
