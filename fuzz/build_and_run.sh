@@ -4,6 +4,8 @@
 #
 #   fuzz/build_and_run.sh                 # the safetensors header parser, 1,000,000 runs
 #   fuzz/build_and_run.sh json            # the json_parse host service
+#   fuzz/build_and_run.sh hub_model_info  # the Hub's model-info answers
+#   fuzz/build_and_run.sh gguf            # GGUF headers and the dequantisers
 #   RUNS=5000000 fuzz/build_and_run.sh
 #   MAX_TIME=600 RUNS=-1 fuzz/build_and_run.sh json
 #   fuzz/build_and_run.sh png             # a codec plugin's glue: png, jpeg, webp, gif,
@@ -25,6 +27,15 @@ case "$TARGET" in
     NAME=json_document_fuzzer
     SRCS=(fuzz/json_document_fuzzer.cc core/host/json.cc core/json_util.cc)
     MAX_LEN=8192 ;;
+  hub_model_info)
+    NAME=hub_model_info_fuzzer
+    SRCS=(fuzz/hub_model_info_fuzzer.cc core/hub/model_info.cc core/hub/file_selection.cc
+      core/hub/repo_spec.cc core/json_util.cc)
+    MAX_LEN=8192 ;;
+  gguf)
+    NAME=gguf_header_fuzzer
+    SRCS=(fuzz/gguf_header_fuzzer.cc core/gguf/gguf_file.cc core/gguf/dequantize.cc)
+    MAX_LEN=4096 ;;
   png|jpeg|webp|gif|bmp|sndfile|ffmpeg)
     NAME=codec_${TARGET}_fuzzer
     SRCS=(fuzz/codec_fuzzer_main.cc fuzz/codec_fuzz_input.cc plugins/codecs/$TARGET/*.cc)
@@ -39,8 +50,8 @@ case "$TARGET" in
     esac
     CORPUS_NAME=codec_$TARGET
     MAX_LEN="${MAX_LEN:-16384}" ;;
-  *) echo "unknown fuzz target '$TARGET' (safetensors, json, png, jpeg, webp, gif, bmp," \
-       "sndfile, ffmpeg)" >&2; exit 2 ;;
+  *) echo "unknown fuzz target '$TARGET' (safetensors, json, hub_model_info, gguf, png, jpeg," \
+       "webp, gif, bmp, sndfile, ffmpeg)" >&2; exit 2 ;;
 esac
 LIBS=("${LIBS[@]:-}")
 CORPUS_NAME="${CORPUS_NAME:-$TARGET}"
