@@ -200,7 +200,7 @@ struct FfmpegCodec {
         static_cast<double>(audio->samples.size() / audio->channels) / audio->sample_rate;
     if (fmt->duration > 0 && fmt->duration_estimation_method != AVFMT_DURATION_FROM_BITRATE) {
       const double declared = static_cast<double>(fmt->duration) / AV_TIME_BASE;
-      if (got < declared - std::max(0.1, 0.02 * declared)) {
+      if (got < declared - 0.025 - 0.01 * declared) {  // codec delay and rounding
         return sdk::DataLossError(std::string(format) + ": truncated: the container declares " +
                                   std::to_string(declared) + " s, the data holds " +
                                   std::to_string(got) + " s");
@@ -217,7 +217,9 @@ struct FfmpegCodec {
                                 ": the channel count or rate changes mid-stream");
     }
     if (s->swr == nullptr) {
-      int rc = swr_alloc_set_opts2(&s->swr, &f->ch_layout, AV_SAMPLE_FMT_FLT, rate, &f->ch_layout,
+      // FFmpeg 5.1's prototype takes non-const layouts it does not modify.
+      auto* layout = const_cast<AVChannelLayout*>(&f->ch_layout);
+      int rc = swr_alloc_set_opts2(&s->swr, layout, AV_SAMPLE_FMT_FLT, rate, layout,
                                    static_cast<AVSampleFormat>(f->format), rate, 0, nullptr);
       if (rc >= 0) rc = swr_init(s->swr);
       if (rc < 0) return sdk::InternalError(std::string(format) + ": swresample: " + AvError(rc));

@@ -57,9 +57,17 @@ def bmp_bomb(bmp):
     return bytes(out)
 
 
-def webp_bomb():
-    vp8x = struct.pack("<B3x", 0) + (16383).to_bytes(3, "little") + (16383).to_bytes(3, "little")
-    body = b"WEBP" + b"VP8X" + struct.pack("<I", len(vp8x)) + vp8x
+def webp_bomb(lossless):
+    """An animation canvas of 16384x16384 around a 23x17 frame (a still
+    image's frame must fill its canvas)."""
+    def ch(tag, data):
+        return tag + struct.pack("<I", len(data)) + data + (b"\0" if len(data) & 1 else b"")
+    vp8l = lossless[12:]  # the "VP8L" chunk of a simple-format file
+    u24 = lambda v: v.to_bytes(3, "little")
+    vp8x = bytes([0x02, 0, 0, 0]) + u24(16383) + u24(16383)
+    anim = struct.pack("<IH", 0, 0)
+    anmf = u24(0) + u24(0) + u24(22) + u24(16) + u24(100) + b"\0" + vp8l
+    body = b"WEBP" + ch(b"VP8X", vp8x) + ch(b"ANIM", anim) + ch(b"ANMF", anmf)
     return b"RIFF" + struct.pack("<I", len(body)) + body
 
 
@@ -100,11 +108,11 @@ def main():
         first = next(iter(blobs.values()))
         bombs = {"png": lambda: png_bomb(), "jpeg": lambda: jpeg_bomb(first),
                  "gif": lambda: gif_bomb(first), "bmp": lambda: bmp_bomb(first),
-                 "webp": lambda: webp_bomb(),
+                 "webp": lambda: webp_bomb(blobs["webp_lossless.webp"]),
                  "sndfile": lambda: flac_bomb(blobs["flac_16_stereo_44k.flac"])}
         if codec in bombs:
             write(d, "bad_bomb_" + codec, bombs[codec]())
-        if codec in ("png", "gif", "bmp", "webp"):
+        if codec in ("png", "bmp", "webp"):  # a GIF colour table has no check
             write(d, "bad_corrupt_header_" + codec, corrupt_header(first, 12))
     print("seed corpora in", FUZZ)
 
