@@ -27,6 +27,20 @@ case "$TARGET" in
     NAME=json_document_fuzzer
     SRCS=(fuzz/json_document_fuzzer.cc core/host/json.cc core/json_util.cc)
     MAX_LEN=8192 ;;
+  tool_call)
+    NAME=tool_call_fuzzer
+    SRCS=(fuzz/tool_call_fuzzer.cc core/engine/tool_call_parser.cc core/engine/tool_call_body.cc
+      core/engine/tool_call.cc core/engine/text_filters.cc core/engine/generation.cc
+      core/chat/value.cc core/chat/value_json_reader.cc core/chat/value_json_writer.cc
+      core/chat/value_utf8.cc)
+    MAX_LEN=4096 ;;
+  conversation|calculator)
+    NAME=${TARGET}_fuzzer
+    SRCS=(fuzz/conversation_fuzzer.cc "fuzz/${TARGET}_fuzzer_main.cc" core/engine/conversation_json.cc
+      core/engine/message.cc core/engine/tool_call.cc core/mapped_file.cc
+      core/builtin_tools/calculator.cc core/chat/value.cc core/chat/value_json_reader.cc
+      core/chat/value_json_writer.cc core/chat/value_utf8.cc -lgmp)
+    MAX_LEN=8192 ;;
   hub_model_info)
     NAME=hub_model_info_fuzzer
     SRCS=(fuzz/hub_model_info_fuzzer.cc core/hub/model_info.cc core/hub/file_selection.cc
@@ -50,8 +64,9 @@ case "$TARGET" in
     esac
     CORPUS_NAME=codec_$TARGET
     MAX_LEN="${MAX_LEN:-16384}" ;;
-  *) echo "unknown fuzz target '$TARGET' (safetensors, json, hub_model_info, gguf, png, jpeg," \
-       "webp, gif, bmp, sndfile, ffmpeg)" >&2; exit 2 ;;
+  *) echo "unknown fuzz target '$TARGET' (safetensors, json, hub_model_info, gguf, tool_call," \
+    "conversation, calculator, png, jpeg, webp, gif, bmp, sndfile, ffmpeg)" >&2
+    exit 2 ;;
 esac
 LIBS=("${LIBS[@]:-}")
 CORPUS_NAME="${CORPUS_NAME:-$TARGET}"
