@@ -8,6 +8,8 @@
 #   fuzz/build_and_run.sh gguf            # GGUF headers and the dequantisers
 #   RUNS=5000000 fuzz/build_and_run.sh
 #   MAX_TIME=600 RUNS=-1 fuzz/build_and_run.sh json
+#   fuzz/build_and_run.sh png             # a codec plugin's glue: png, jpeg, webp, gif,
+#                                         # bmp, sndfile, ffmpeg
 #
 # New inputs go to $WORK/corpus (not the committed seed corpus); crashes to
 # $WORK/crash-*. Needs clang-14 and libclang-rt-14-dev (Debian 12).
@@ -48,10 +50,26 @@ case "$TARGET" in
     NAME=gguf_header_fuzzer
     SRCS=(fuzz/gguf_header_fuzzer.cc core/gguf/gguf_file.cc core/gguf/dequantize.cc)
     MAX_LEN=4096 ;;
+  png|jpeg|webp|gif|bmp|sndfile|ffmpeg)
+    NAME=codec_${TARGET}_fuzzer
+    SRCS=(fuzz/codec_fuzzer_main.cc fuzz/codec_fuzz_input.cc plugins/codecs/$TARGET/*.cc)
+    case "$TARGET" in
+      png) LIBS=(-lpng16 -lz) ;;
+      jpeg) LIBS=(-ljpeg) ;;
+      webp) LIBS=(-lwebpdemux -lwebp) ;;
+      gif) LIBS=(-lgif) ;;
+      bmp) LIBS=() ;;
+      sndfile) LIBS=(-lsndfile) ;;
+      ffmpeg) LIBS=(-lavformat -lavcodec -lavutil -lswresample) ;;
+    esac
+    CORPUS_NAME=codec_$TARGET
+    MAX_LEN="${MAX_LEN:-16384}" ;;
   *) echo "unknown fuzz target '$TARGET' (safetensors, json, hub_model_info, gguf, tool_call," \
-    "conversation, calculator)" >&2
+    "conversation, calculator, png, jpeg, webp, gif, bmp, sndfile, ffmpeg)" >&2
     exit 2 ;;
 esac
+LIBS=("${LIBS[@]:-}")
+CORPUS_NAME="${CORPUS_NAME:-$TARGET}"
 CXX="${CXX:-clang++-14}"
 WORK="${WORK:-/tmp/oxinfer-fuzz}/$TARGET"
 RUNS="${RUNS:-1000000}"
@@ -65,9 +83,9 @@ ABSL_LIBS=(absl_status absl_statusor absl_strings absl_strings_internal absl_str
 
 "$CXX" -std=c++17 -O1 -g -fno-omit-frame-pointer \
   -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-  -I. -Icore/sdk/include "${SRCS[@]}" -o "$WORK/$NAME" "${ABSL_LIBS[@]/#/-l}"
+  -I. -Icore/sdk/include "${SRCS[@]}" -o "$WORK/$NAME" "${ABSL_LIBS[@]/#/-l}" ${LIBS[@]}
 
 echo "built $WORK/$NAME"
 "$WORK/$NAME" -runs="$RUNS" -max_total_time="$MAX_TIME" -max_len="$MAX_LEN" \
   -print_final_stats=1 -artifact_prefix="$WORK/" \
-  "$WORK/corpus" "fuzz/corpus/$TARGET"
+  "$WORK/corpus" "fuzz/corpus/$CORPUS_NAME"

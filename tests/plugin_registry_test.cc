@@ -11,6 +11,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "core/paths.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

@@ -17,6 +17,7 @@
 #include "core/paths.h"
 #include "core/thread_pool.h"
 #include "tools/oxinfer/cli_args.h"
+#include "tools/oxinfer/decode_command.h"
 #include "tools/oxinfer/image_command.h"
 #include "tools/oxinfer/listings.h"
 #include "tools/oxinfer/model_source.h"
@@ -94,6 +95,14 @@ ABSL_FLAG(double, guidance, -1.0, "Classifier-free guidance scale (default: 0 Tu
 ABSL_FLAG(std::string, sampler, "", "euler or euler_a (default: euler_a).");
 ABSL_FLAG(std::string, size, "", "Image size WIDTHxHEIGHT (default: the model's).");
 
+// Media in.
+ABSL_FLAG(std::string, decode, "",
+          "Decode an image or audio file as a model receives it and write it to --output "
+          "(-o): an image format (.png) for the RGB pixels, .wav for 16 kHz mono float32.");
+ABSL_FLAG(int64_t, max_image_pixels, 178956970,
+          "Refuse images of more pixels, before decoding them (Pillow's limit).");
+ABSL_FLAG(double, max_audio_seconds, 3600, "Refuse audio longer than this, before decoding it.");
+
 namespace oxinfer {
 namespace {
 
@@ -153,7 +162,8 @@ int Main(int argc, char** argv) {
       "local inference for Gemma 4, Qwen 3.5 / 3.8 and Stable Diffusion.\n"
       "  oxinfer --model DIR -p \"Hello\"      generate text\n"
       "  oxinfer --model DIR --chat           interactive chat\n"
-      "  oxinfer --devices --plugins          what this machine and its plugins can do");
+      "  oxinfer --devices --plugins          what this machine and its plugins can do\n"
+      "  oxinfer --decode FILE -o OUT.png     what a model receives from an image (.wav: audio)");
   std::vector<std::string> args = NormalizeArgs(argc, argv);
   std::vector<char*> arg_ptrs;
   for (auto& a : args) arg_ptrs.push_back(a.data());
@@ -179,6 +189,18 @@ int Main(int argc, char** argv) {
     if (list_devices && list_plugins) std::printf("\n");
     if (list_plugins) PrintPlugins(*plugins);
     return 0;
+  }
+
+  if (!absl::GetFlag(FLAGS_decode).empty()) {
+    const std::unique_ptr<PluginRegistry> plugins =
+        engine::DiscoverPlugins(absl::GetFlag(FLAGS_plugin_dir));
+    DecodeFlags decode;
+    decode.input = absl::GetFlag(FLAGS_decode);
+    decode.output = absl::GetFlag(FLAGS_output);
+    decode.limits.max_pixels = absl::GetFlag(FLAGS_max_image_pixels);
+    decode.limits.max_audio_seconds = absl::GetFlag(FLAGS_max_audio_seconds);
+    const absl::Status s = RunDecode(*plugins, decode);
+    return s.ok() ? 0 : Fail(s);
   }
 
   auto quant = ParseQuant(absl::GetFlag(FLAGS_quant));

@@ -32,10 +32,11 @@ extern "C" {
 #endif
 
 #define OXI_ABI_MAJOR 2
-/* Minor versions (appended fields and entries, read after OXI_HAS_FIELD):
- *   2.1: oxi_backend_iface.device_count / device_info_at / select_device
- *        (backends that see several devices: vulkan:1);
- *        oxi_backend_iface.prefill_chunk (a backend's prefill chunk). */
+/* Minor versions (appended fields and entries only, read after OXI_HAS_FIELD):
+ *   2.1: backend: oxi_backend_iface.device_count / device_info_at / select_device
+ *        (backends that see several devices: vulkan:1), .prefill_chunk;
+ *        codecs: oxi_codec_iface.media, decode_image_rgb, decode_audio, free_audio
+ *        (oxi_audio, oxi_decode_limits in codec_abi.h). */
 #define OXI_ABI_MINOR 1
 #define OXI_ENTRY_SYMBOL "oxinfer_plugin_entry"
 
