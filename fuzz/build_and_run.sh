@@ -4,6 +4,8 @@
 #
 #   fuzz/build_and_run.sh                 # the safetensors header parser, 1,000,000 runs
 #   fuzz/build_and_run.sh json            # the json_parse host service
+#   fuzz/build_and_run.sh jinja           # chat templates: lexer, parser, renderer (budget on)
+#   fuzz/build_and_run.sh tokenizer       # tokenizer.json loading, encode, decode
 #   RUNS=5000000 fuzz/build_and_run.sh
 #   MAX_TIME=600 RUNS=-1 fuzz/build_and_run.sh json
 #
@@ -13,6 +15,7 @@ set -euo pipefail
 
 cd "$(dirname "$0")/.."
 TARGET="${1:-safetensors}"
+EXTRA_LIBS=()
 case "$TARGET" in
   safetensors)
     NAME=safetensors_header_fuzzer
@@ -23,7 +26,16 @@ case "$TARGET" in
     NAME=json_document_fuzzer
     SRCS=(fuzz/json_document_fuzzer.cc core/host/json.cc core/json_util.cc)
     MAX_LEN=8192 ;;
-  *) echo "unknown fuzz target '$TARGET' (safetensors, json)" >&2; exit 2 ;;
+  jinja)
+    NAME=jinja_template_fuzzer
+    SRCS=(fuzz/jinja_template_fuzzer.cc $(ls core/chat/jinja*.cc core/chat/value*.cc))
+    MAX_LEN=2048 ;;
+  tokenizer)
+    NAME=tokenizer_json_fuzzer
+    SRCS=(fuzz/tokenizer_json_fuzzer.cc $(ls core/tokenizer/*.cc core/mapped_file.cc))
+    EXTRA_LIBS=(-licuuc -licui18n -licudata -lre2)
+    MAX_LEN=16384 ;;
+  *) echo "unknown fuzz target '$TARGET' (safetensors, json, jinja, tokenizer)" >&2; exit 2 ;;
 esac
 CXX="${CXX:-clang++-14}"
 WORK="${WORK:-/tmp/oxinfer-fuzz}/$TARGET"
@@ -38,7 +50,7 @@ ABSL_LIBS=(absl_status absl_statusor absl_strings absl_strings_internal absl_str
 
 "$CXX" -std=c++17 -O1 -g -fno-omit-frame-pointer \
   -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-  -I. -Icore/sdk/include "${SRCS[@]}" -o "$WORK/$NAME" "${ABSL_LIBS[@]/#/-l}"
+  -I. -Icore/sdk/include "${SRCS[@]}" -o "$WORK/$NAME" "${ABSL_LIBS[@]/#/-l}" "${EXTRA_LIBS[@]}"
 
 echo "built $WORK/$NAME"
 "$WORK/$NAME" -runs="$RUNS" -max_total_time="$MAX_TIME" -max_len="$MAX_LEN" \

@@ -44,6 +44,7 @@ Prompt Session::Tokenised(std::string text, bool add_special_tokens) const {
 absl::StatusOr<Prompt> Session::ChatPrompt(const ChatOptions& options) const {
   const CheckpointText& text = *context_.text;
   if (text.chat_template == nullptr) return text.chat_template_error;
+  if (absl::Status s = CheckMessagesUtf8(messages_); !s.ok()) return s;
   auto rendered =
       text.chat_template->Render(MessagesForTemplate(messages_), chat::Value::None(),
                                  options.add_generation_prompt, options.template_kwargs);
@@ -55,6 +56,7 @@ absl::StatusOr<Prompt> Session::ChatPrompt(const ChatOptions& options) const {
 }
 
 absl::StatusOr<Prompt> Session::RawPrompt(absl::string_view text) const {
+  if (absl::Status s = CheckUtf8(text, "the prompt"); !s.ok()) return s;
   return Tokenised(std::string(text), /*add_special_tokens=*/true);
 }
 

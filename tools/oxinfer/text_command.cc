@@ -1,13 +1,15 @@
 #include "tools/oxinfer/text_command.h"
 
 #include <cstdio>
-#include <iostream>
 #include <memory>
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "core/engine/atomic_file.h"
+#include "core/engine/message.h"
+#include "core/limits.h"
 #include "tools/oxinfer/interrupt.h"
 #include "tools/oxinfer/stream_printer.h"
 #include "tools/oxinfer/system_prompt.h"
@@ -18,6 +20,23 @@ namespace {
 using engine::Engine;
 using engine::Message;
 using engine::Role;
+
+// One line of stdin without its newline, at most limits::kChatLineBytes long:
+// false at the end of input; an error for a longer line (stdin may be an
+// endless stream such as /dev/zero).
+absl::StatusOr<bool> ReadChatLine(std::string* line) {
+  line->clear();
+  for (;;) {
+    const int c = std::fgetc(stdin);
+    if (c == EOF) return !line->empty();
+    if (c == '\n') return true;
+    if (line->size() >= limits::kChatLineBytes) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "--chat: an input line is longer than the limit of %d bytes", limits::kChatLineBytes));
+    }
+    line->push_back(static_cast<char>(c));
+  }
+}
 
 class Conversation {
  public:
@@ -120,6 +139,14 @@ class Conversation {
 }  // namespace
 
 absl::Status RunText(Engine& engine, const TextFlags& flags) {
+  if (absl::Status s = engine::CheckUtf8(flags.prompt, "-p"); !s.ok()) return s;
+  if (absl::Status s = engine::CheckUtf8(flags.system, "--system"); !s.ok()) return s;
+  // A path that cannot be written fails now, not after the generation.
+  if (!flags.dump_logits.empty()) {
+    if (absl::Status s = engine::CheckFolderWritable(flags.dump_logits); !s.ok()) {
+      return absl::Status(s.code(), absl::StrCat("--dump-logits: ", s.message()));
+    }
+  }
   engine::SessionOptions options;
   options.sampling = flags.sampling;
   auto session = engine.NewSession(options);
@@ -128,7 +155,10 @@ absl::Status RunText(Engine& engine, const TextFlags& flags) {
   InterruptGuard interrupt(conversation.session());
 
   if (!flags.chat) {
-    if (flags.prompt.empty()) return absl::InvalidArgumentError("no prompt: use -p TEXT or --chat");
+    // --raw with an empty prompt feeds <bos> alone, as the reference encodes "".
+    if (flags.prompt.empty() && !flags.raw) {
+      return absl::InvalidArgumentError("no prompt: use -p TEXT or --chat");
+    }
     return conversation.Turn(flags.prompt);
   }
 
@@ -144,12 +174,15 @@ absl::Status RunText(Engine& engine, const TextFlags& flags) {
     } else {
       std::printf("> ");
       std::fflush(stdout);
-      if (!std::getline(std::cin, line)) {
+      absl::StatusOr<bool> got = ReadChatLine(&line);
+      if (!got.ok()) return got.status();
+      if (!*got) {
         std::printf("\n");
         return absl::OkStatus();
       }
     }
     if (line.empty()) continue;
+    if (absl::Status s = engine::CheckUtf8(line, "the --chat line"); !s.ok()) return s;
     if (absl::Status s = conversation.Turn(line); !s.ok()) return s;
   }
 }
