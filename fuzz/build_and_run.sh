@@ -6,6 +6,7 @@
 #   fuzz/build_and_run.sh json            # the json_parse host service
 #   fuzz/build_and_run.sh jinja           # chat templates: lexer, parser, renderer (budget on)
 #   fuzz/build_and_run.sh tokenizer       # tokenizer.json loading, encode, decode
+#   fuzz/build_and_run.sh hub_model_info  # the Hub's model-info answers
 #   RUNS=5000000 fuzz/build_and_run.sh
 #   MAX_TIME=600 RUNS=-1 fuzz/build_and_run.sh json
 #
@@ -35,7 +36,12 @@ case "$TARGET" in
     SRCS=(fuzz/tokenizer_json_fuzzer.cc $(ls core/tokenizer/*.cc core/mapped_file.cc))
     EXTRA_LIBS=(-licuuc -licui18n -licudata -lre2)
     MAX_LEN=16384 ;;
-  *) echo "unknown fuzz target '$TARGET' (safetensors, json, jinja, tokenizer)" >&2; exit 2 ;;
+  hub_model_info)
+    NAME=hub_model_info_fuzzer
+    SRCS=(fuzz/hub_model_info_fuzzer.cc core/hub/model_info.cc core/hub/file_selection.cc
+      core/hub/repo_spec.cc core/json_util.cc)
+    MAX_LEN=8192 ;;
+  *) echo "unknown fuzz target '$TARGET' (safetensors, json, jinja, tokenizer, hub_model_info)" >&2; exit 2 ;;
 esac
 CXX="${CXX:-clang++-14}"
 WORK="${WORK:-/tmp/oxinfer-fuzz}/$TARGET"
