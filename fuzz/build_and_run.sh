@@ -4,6 +4,8 @@
 #
 #   fuzz/build_and_run.sh                 # the safetensors header parser, 1,000,000 runs
 #   fuzz/build_and_run.sh json            # the json_parse host service
+#   fuzz/build_and_run.sh jinja           # chat templates: lexer, parser, renderer (budget on)
+#   fuzz/build_and_run.sh tokenizer       # tokenizer.json loading, encode, decode
 #   fuzz/build_and_run.sh hub_model_info  # the Hub's model-info answers
 #   fuzz/build_and_run.sh gguf            # GGUF headers and the dequantisers
 #   RUNS=5000000 fuzz/build_and_run.sh
@@ -17,6 +19,7 @@ set -euo pipefail
 
 cd "$(dirname "$0")/.."
 TARGET="${1:-safetensors}"
+LIBS=()
 case "$TARGET" in
   safetensors)
     NAME=safetensors_header_fuzzer
@@ -41,6 +44,15 @@ case "$TARGET" in
       core/builtin_tools/calculator.cc core/chat/value.cc core/chat/value_json_reader.cc
       core/chat/value_json_writer.cc core/chat/value_utf8.cc -lgmp)
     MAX_LEN=8192 ;;
+  jinja)
+    NAME=jinja_template_fuzzer
+    SRCS=(fuzz/jinja_template_fuzzer.cc $(ls core/chat/jinja*.cc core/chat/value*.cc))
+    MAX_LEN=2048 ;;
+  tokenizer)
+    NAME=tokenizer_json_fuzzer
+    SRCS=(fuzz/tokenizer_json_fuzzer.cc $(ls core/tokenizer/*.cc core/mapped_file.cc))
+    LIBS=(-licuuc -licui18n -licudata -lre2)
+    MAX_LEN=16384 ;;
   hub_model_info)
     NAME=hub_model_info_fuzzer
     SRCS=(fuzz/hub_model_info_fuzzer.cc core/hub/model_info.cc core/hub/file_selection.cc
@@ -64,7 +76,7 @@ case "$TARGET" in
     esac
     CORPUS_NAME=codec_$TARGET
     MAX_LEN="${MAX_LEN:-16384}" ;;
-  *) echo "unknown fuzz target '$TARGET' (safetensors, json, hub_model_info, gguf, tool_call," \
+  *) echo "unknown fuzz target '$TARGET' (safetensors, json, jinja, tokenizer, hub_model_info, gguf, tool_call," \
     "conversation, calculator, png, jpeg, webp, gif, bmp, sndfile, ffmpeg)" >&2
     exit 2 ;;
 esac

@@ -4,6 +4,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "core/tokenizer/utf8.h"
 
 namespace oxinfer::engine {
 namespace {
@@ -54,6 +56,33 @@ std::string Message::JoinedText() const {
     if (p.type == ContentPart::Type::kText) out += p.text;
   }
   return out;
+}
+
+absl::Status CheckUtf8(absl::string_view text, absl::string_view what) {
+  for (size_t pos = 0; pos < text.size();) {
+    const size_t n = tokenizer::ValidSequenceLength(text, pos);
+    if (n == 0) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("%s is not valid UTF-8: byte 0x%02x at offset %d", what,
+                          static_cast<unsigned char>(text[pos]), pos));
+    }
+    pos += n;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckMessagesUtf8(const std::vector<Message>& messages) {
+  for (size_t i = 0; i < messages.size(); ++i) {
+    const Message& m = messages[i];
+    for (const ContentPart& p : m.content) {
+      if (p.type != ContentPart::Type::kText) continue;
+      const std::string what = absl::StrFormat("message %d (%s)", i, RoleName(m.role));
+      if (absl::Status s = CheckUtf8(p.text, what); !s.ok()) return s;
+    }
+    const std::string what = absl::StrFormat("message %d (%s)'s reasoning", i, RoleName(m.role));
+    if (absl::Status s = CheckUtf8(m.reasoning, what); !s.ok()) return s;
+  }
+  return absl::OkStatus();
 }
 
 chat::Value MessagesForTemplate(const std::vector<Message>& messages) {

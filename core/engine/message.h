@@ -53,6 +53,14 @@ struct Message {
   std::string JoinedText() const;
 };
 
+// INVALID_ARGUMENT naming the message, the part and the offset of the first
+// byte that is not well-formed UTF-8 (text, reasoning): templates and
+// tokenizers take text, not bytes.
+absl::Status CheckMessagesUtf8(const std::vector<Message>& messages);
+
+// The same for one text; `what` names it in the message ("-p", "the prompt").
+absl::Status CheckUtf8(absl::string_view text, absl::string_view what);
+
 // The messages as the template's `messages` list: {"role", "content"} dicts
 // (content as content_form says), then reasoning_content when set,
 // tool_calls when any, and the extra keys.

@@ -5,6 +5,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "core/host/abi_status.h"
+#include "core/limits.h"
 #include "core/mapped_file.h"
 
 namespace oxinfer::engine {
@@ -16,10 +18,9 @@ constexpr size_t kMessageSize = 1024;
 #define OXI_MODEL_HAS(iface, field) \
   (OXI_HAS_FIELD((iface), oxi_model_iface, field) && (iface)->field != nullptr)
 
-absl::Status FromPlugin(int32_t code, const char* message, absl::string_view what) {
-  if (code == OXI_OK) return absl::OkStatus();
-  return absl::Status(static_cast<absl::StatusCode>(code),
-                      absl::StrCat(what, ": ", message[0] ? message : "(no message)"));
+// The plugin's code and message (its buffer terminated by the host).
+absl::Status FromPlugin(int32_t code, char (&message)[kMessageSize], absl::string_view what) {
+  return StatusFromPlugin(code, std::string(what), PluginText(message, kMessageSize));
 }
 
 void ProgressThunk(void* ctx, double done, double total, const char* what) {
@@ -58,11 +59,16 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Open(const PluginRegistry& registr
     if (!OXI_MODEL_HAS(iface, probe)) continue;
     char reason[kMessageSize] = {};
     const int32_t score = iface->probe(model_dir.c_str(), config->c_str(), reason, sizeof reason);
+    const std::string why = PluginText(reason, sizeof reason);
     if (score > best_score) {
       best = r;
       best_score = score;
-    } else if (score <= 0) {
-      absl::StrAppend(&refusals, "\n  ", r->name, ": ", reason[0] ? reason : "not its model");
+    } else if (score < 0) {
+      // Not a score: an error code (or garbage); the checkpoint is not taken.
+      absl::StrAppendFormat(&refusals, "\n  %s: probe failed (returned %d)%s%s", r->name, score,
+                            why.empty() ? "" : ": ", why);
+    } else if (score == 0) {
+      absl::StrAppend(&refusals, "\n  ", r->name, ": ", why.empty() ? "not its model" : why);
     }
   }
   if (best == nullptr) {
@@ -101,8 +107,7 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Open(const PluginRegistry& registr
   oxi_model_info raw = {};
   raw.struct_size = sizeof raw;
   if (const int32_t rc = iface->info(m->model_, &raw); rc != OXI_OK) {
-    return absl::Status(static_cast<absl::StatusCode>(rc),
-                        absl::StrCat(best->name, ": info() failed for ", model_dir));
+    return StatusFromPlugin(rc, absl::StrCat(best->name, ": info() failed for ", model_dir), "");
   }
   auto info = ModelInfoFromOxi(raw);
   if (!info.ok())
@@ -173,6 +178,7 @@ absl::StatusOr<Image> Model::GenerateImage(const oxi_image_request& request) {
   image.height = out.height;
   image.channels = out.channels;
   const bool valid = out.pixels != nullptr && out.width > 0 && out.height > 0 &&
+                     out.width <= limits::kMaxImageSide && out.height <= limits::kMaxImageSide &&
                      (out.channels == 1 || out.channels == 3 || out.channels == 4);
   if (valid) {
     image.pixels.assign(out.pixels, out.pixels + static_cast<size_t>(out.width) * out.height *

@@ -22,10 +22,12 @@ Session::~Session() {
 }
 
 absl::StatusOr<Prompt> Session::ChatPrompt(const ChatOptions& options) const {
+  if (absl::Status s = CheckMessagesUtf8(messages_); !s.ok()) return s;
   return RenderChatPrompt(*context_.text, *context_.info, messages_, options);
 }
 
 absl::StatusOr<Prompt> Session::RawPrompt(absl::string_view text) const {
+  if (absl::Status s = CheckUtf8(text, "the prompt"); !s.ok()) return s;
   Prompt p;
   p.tokens = context_.text->tokenizer->Encode(text, /*add_special_tokens=*/true);
   p.opens_reasoning = OpensReasoning(text, *context_.info);

@@ -14,10 +14,12 @@
 #include "core/engine/engine.h"
 #include "core/engine/plugins.h"
 #include "core/host_services.h"
+#include "core/limits.h"
 #include "core/paths.h"
 #include "core/thread_pool.h"
 #include "tools/oxinfer/cli_args.h"
 #include "tools/oxinfer/decode_command.h"
+#include "tools/oxinfer/flag_checks.h"
 #include "tools/oxinfer/image_command.h"
 #include "tools/oxinfer/listings.h"
 #include "tools/oxinfer/model_source.h"
@@ -118,6 +120,33 @@ int Fail(const absl::Status& status) {
   return 1;
 }
 
+// Values checked before anything is loaded: a negative count is an error, not
+// the default (docs/limits.md).
+absl::Status CheckFlags() {
+  constexpr int64_t kIntMax = INT32_MAX;
+  const absl::Status checks[] = {
+      CheckCountFlag("threads", absl::GetFlag(FLAGS_threads), 0, limits::kMaxThreads),
+      CheckCountFlag("max-tokens", absl::GetFlag(FLAGS_max_tokens), 0, kIntMax),
+      CheckCountFlag("prefill-chunk", absl::GetFlag(FLAGS_prefill_chunk), 0, kIntMax),
+      CheckCountFlag("context", absl::GetFlag(FLAGS_context), 0, kIntMax),
+      CheckCountFlag("top-k", absl::GetFlag(FLAGS_top_k), 0, kIntMax),
+      CheckCountFlag("steps", absl::GetFlag(FLAGS_steps), 0, limits::kMaxDenoisingSteps),
+      CheckRealFlag("temp", absl::GetFlag(FLAGS_temp), 0.0, 1e6),
+      CheckRealFlag("top-p", absl::GetFlag(FLAGS_top_p), 1e-9, 1.0),
+      CheckRealFlag("min-p", absl::GetFlag(FLAGS_min_p), 0.0, 1.0),
+      CheckRealFlag("repeat-penalty", absl::GetFlag(FLAGS_repeat_penalty), 1e-9, 1e6),
+      // -1: the model's default.
+      absl::GetFlag(FLAGS_guidance) == -1.0
+          ? absl::OkStatus()
+          : CheckRealFlag("guidance", absl::GetFlag(FLAGS_guidance), 0.0, 1e6),
+      CheckPluginDirs(absl::GetFlag(FLAGS_plugin_dir)),
+  };
+  for (const absl::Status& s : checks) {
+    if (!s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
 TextFlags GetTextFlags() {
   TextFlags text;
   text.prompt = absl::GetFlag(FLAGS_prompt);
@@ -176,6 +205,10 @@ int Main(int argc, char** argv) {
   // --profile also shows what plugins time themselves (e.g. SD's stages).
   if (absl::GetFlag(FLAGS_verbose) || absl::GetFlag(FLAGS_profile)) {
     SetPluginLogLevel(OXI_LOG_INFO);
+  }
+  if (absl::Status s = CheckFlags(); !s.ok()) {
+    std::fprintf(stderr, "oxinfer: %s\n", std::string(s.message()).c_str());
+    return 2;
   }
   if (absl::GetFlag(FLAGS_threads) > 0) ThreadPool::SetGlobalThreads(absl::GetFlag(FLAGS_threads));
 

@@ -1,7 +1,6 @@
 #include "tools/oxinfer/text_command.h"
 
 #include <cstdio>
-#include <iostream>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -14,6 +13,8 @@
 #include "core/engine/chat_prompt.h"
 #include "core/engine/conversation_json.h"
 #include "core/engine/tool_loop.h"
+#include "core/engine/message.h"
+#include "core/limits.h"
 #include "tools/oxinfer/interrupt.h"
 #include "tools/oxinfer/stream_printer.h"
 #include "tools/oxinfer/system_prompt.h"
@@ -64,6 +65,23 @@ absl::StatusOr<ConversationStart> StartConversation(const TextFlags& flags) {
 
 std::string CallText(const engine::ToolCall& call) {
   return absl::StrCat(call.name, "(", call.ArgumentsJson(), ")");
+}
+
+// One line of stdin without its newline, at most limits::kChatLineBytes long:
+// false at the end of input; an error for a longer line (stdin may be an
+// endless stream such as /dev/zero).
+absl::StatusOr<bool> ReadChatLine(std::string* line) {
+  line->clear();
+  for (;;) {
+    const int c = std::fgetc(stdin);
+    if (c == EOF) return !line->empty();
+    if (c == '\n') return true;
+    if (line->size() >= limits::kChatLineBytes) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "--chat: an input line is longer than the limit of %d bytes", limits::kChatLineBytes));
+    }
+    line->push_back(static_cast<char>(c));
+  }
 }
 
 class Conversation {
@@ -181,6 +199,14 @@ class Conversation {
 }  // namespace
 
 absl::Status RunText(Engine& engine, const TextFlags& flags) {
+  if (absl::Status s = engine::CheckUtf8(flags.prompt, "-p"); !s.ok()) return s;
+  if (absl::Status s = engine::CheckUtf8(flags.system, "--system"); !s.ok()) return s;
+  // A path that cannot be written fails now, not after the generation.
+  if (!flags.dump_logits.empty()) {
+    if (absl::Status s = engine::CheckFolderWritable(flags.dump_logits); !s.ok()) {
+      return absl::Status(s.code(), absl::StrCat("--dump-logits: ", s.message()));
+    }
+  }
   auto start = StartConversation(flags);
   if (!start.ok()) return start.status();
   engine::SessionOptions options;
@@ -191,7 +217,8 @@ absl::Status RunText(Engine& engine, const TextFlags& flags) {
   InterruptGuard interrupt(conversation.session());
 
   if (!flags.chat) {
-    if (flags.prompt.empty() && flags.messages_file.empty()) {
+    // --raw with an empty prompt feeds <bos> alone, as the reference encodes "".
+    if (flags.prompt.empty() && flags.messages_file.empty() && !flags.raw) {
       return absl::InvalidArgumentError("no prompt: use -p TEXT, --messages FILE or --chat");
     }
     return conversation.Turn(flags.prompt);
@@ -209,12 +236,15 @@ absl::Status RunText(Engine& engine, const TextFlags& flags) {
     } else {
       std::printf("> ");
       std::fflush(stdout);
-      if (!std::getline(std::cin, line)) {
+      absl::StatusOr<bool> got = ReadChatLine(&line);
+      if (!got.ok()) return got.status();
+      if (!*got) {
         std::printf("\n");
         return absl::OkStatus();
       }
     }
     if (line.empty()) continue;
+    if (absl::Status s = engine::CheckUtf8(line, "the --chat line"); !s.ok()) return s;
     if (absl::Status s = conversation.Turn(line); !s.ok()) return s;
   }
 }
