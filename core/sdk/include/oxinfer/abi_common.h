@@ -32,7 +32,9 @@ extern "C" {
 #endif
 
 #define OXI_ABI_MAJOR 2
-#define OXI_ABI_MINOR 0
+/* ABI 2.1 appends: ops.h OXI_OP_CLAMP, OXI_OP_AVG_POOL2D (Gemma 4 media);
+ * model_abi.h oxi_model_iface.encode_media / free_media, OXI_MODEL_MEDIA_INPUT. */
+#define OXI_ABI_MINOR 1
 #define OXI_ENTRY_SYMBOL "oxinfer_plugin_entry"
 
 #if defined(_WIN32)
