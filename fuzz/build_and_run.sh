@@ -5,6 +5,7 @@
 #   fuzz/build_and_run.sh                 # the safetensors header parser, 1,000,000 runs
 #   fuzz/build_and_run.sh json            # the json_parse host service
 #   fuzz/build_and_run.sh hub_model_info  # the Hub's model-info answers
+#   fuzz/build_and_run.sh gguf            # GGUF headers and the dequantisers
 #   RUNS=5000000 fuzz/build_and_run.sh
 #   MAX_TIME=600 RUNS=-1 fuzz/build_and_run.sh json
 #
@@ -24,12 +25,32 @@ case "$TARGET" in
     NAME=json_document_fuzzer
     SRCS=(fuzz/json_document_fuzzer.cc core/host/json.cc core/json_util.cc)
     MAX_LEN=8192 ;;
+  tool_call)
+    NAME=tool_call_fuzzer
+    SRCS=(fuzz/tool_call_fuzzer.cc core/engine/tool_call_parser.cc core/engine/tool_call_body.cc
+      core/engine/tool_call.cc core/engine/text_filters.cc core/engine/generation.cc
+      core/chat/value.cc core/chat/value_json_reader.cc core/chat/value_json_writer.cc
+      core/chat/value_utf8.cc)
+    MAX_LEN=4096 ;;
+  conversation|calculator)
+    NAME=${TARGET}_fuzzer
+    SRCS=(fuzz/conversation_fuzzer.cc "fuzz/${TARGET}_fuzzer_main.cc" core/engine/conversation_json.cc
+      core/engine/message.cc core/engine/tool_call.cc core/mapped_file.cc
+      core/builtin_tools/calculator.cc core/chat/value.cc core/chat/value_json_reader.cc
+      core/chat/value_json_writer.cc core/chat/value_utf8.cc -lgmp)
+    MAX_LEN=8192 ;;
   hub_model_info)
     NAME=hub_model_info_fuzzer
     SRCS=(fuzz/hub_model_info_fuzzer.cc core/hub/model_info.cc core/hub/file_selection.cc
       core/hub/repo_spec.cc core/json_util.cc)
     MAX_LEN=8192 ;;
-  *) echo "unknown fuzz target '$TARGET' (safetensors, json, hub_model_info)" >&2; exit 2 ;;
+  gguf)
+    NAME=gguf_header_fuzzer
+    SRCS=(fuzz/gguf_header_fuzzer.cc core/gguf/gguf_file.cc core/gguf/dequantize.cc)
+    MAX_LEN=4096 ;;
+  *) echo "unknown fuzz target '$TARGET' (safetensors, json, hub_model_info, gguf, tool_call," \
+    "conversation, calculator)" >&2
+    exit 2 ;;
 esac
 CXX="${CXX:-clang++-14}"
 WORK="${WORK:-/tmp/oxinfer-fuzz}/$TARGET"

@@ -99,6 +99,7 @@ absl::StatusOr<ChatTemplate> ChatTemplate::FromSource(absl::string_view source,
   }
   ChatTemplate ct;
   ct.templates_["default"] = std::make_shared<JinjaTemplate>(std::move(*t));
+  ct.sources_ = std::string(source);
   if (special_tokens.is_dict()) {
     for (const auto& [k, v] : special_tokens.object().items())
       ct.special_tokens_.object().Set(k, v);
@@ -125,6 +126,7 @@ absl::StatusOr<ChatTemplate> ChatTemplate::FromTokenizerConfig(absl::string_view
                           absl::StrCat("chat template '", n, "': ", t.status().message()));
     }
     ct.templates_[n] = std::make_shared<JinjaTemplate>(std::move(*t));
+    ct.sources_ += src.as_string();
     return absl::OkStatus();
   };
   if (tmpl->is_string()) {

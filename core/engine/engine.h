@@ -105,6 +105,10 @@ class Engine {
   const tokenizer::Tokenizer* tokenizer() const {
     return text_ != nullptr ? text_->tokenizer.get() : nullptr;
   }
+  // How the checkpoint's template writes tool calls (kNone for image models).
+  ToolCallFormat tool_call_format() const {
+    return text_ != nullptr ? text_->tool_format : ToolCallFormat::kNone;
+  }
   // Per op kind and backend since the last reset ("" when not profiling).
   // Loading is not counted.
   std::string ProfileReport() const;

@@ -41,6 +41,13 @@ Message Message::Text(Role role, std::string text) {
   return m;
 }
 
+Message Message::ToolResult(const ToolCall& call, std::string result) {
+  Message m = Text(Role::kTool, std::move(result));
+  if (!call.id.empty()) m.extra.object().Set("tool_call_id", chat::Value(call.id));
+  m.extra.object().Set("name", chat::Value(call.name));
+  return m;
+}
+
 std::string Message::JoinedText() const {
   std::string out;
   for (const ContentPart& p : content) {
@@ -55,10 +62,42 @@ chat::Value MessagesForTemplate(const std::vector<Message>& messages) {
   for (const Message& m : messages) {
     chat::Value dict = chat::Value::Dict();
     dict.object().Set("role", chat::Value(RoleName(m.role)));
-    // Only text parts exist so far, so the content is always a string; media
-    // parts will make it a list of {"type", ...} dicts as transformers does.
-    dict.object().Set("content", chat::Value(m.JoinedText()));
+    switch (m.content_form) {
+      case Message::ContentForm::kString:
+        dict.object().Set("content", chat::Value(m.JoinedText()));
+        break;
+      case Message::ContentForm::kParts: {
+        std::vector<chat::Value> parts;
+        for (const ContentPart& p : m.content) {
+          chat::Value part = chat::Value::Dict();
+          part.object().Set("type", chat::Value("text"));
+          part.object().Set("text", chat::Value(p.text));
+          parts.push_back(std::move(part));
+        }
+        dict.object().Set("content", chat::Value::Array(std::move(parts)));
+        break;
+      }
+      case Message::ContentForm::kNone:
+        break;
+    }
     if (!m.reasoning.empty()) dict.object().Set("reasoning_content", chat::Value(m.reasoning));
+    if (!m.tool_calls.empty()) {
+      std::vector<chat::Value> calls;
+      for (const ToolCall& c : m.tool_calls) {
+        chat::Value function = chat::Value::Dict();
+        function.object().Set("name", chat::Value(c.name));
+        function.object().Set("arguments", c.arguments);
+        chat::Value call = chat::Value::Dict();
+        if (!c.id.empty()) call.object().Set("id", chat::Value(c.id));
+        call.object().Set("type", chat::Value("function"));
+        call.object().Set("function", std::move(function));
+        calls.push_back(std::move(call));
+      }
+      dict.object().Set("tool_calls", chat::Value::Array(std::move(calls)));
+    }
+    if (m.extra.is_dict()) {
+      for (const auto& [k, v] : m.extra.object().items()) dict.object().Set(k, v);
+    }
     list.push_back(std::move(dict));
   }
   return chat::Value::Array(std::move(list));

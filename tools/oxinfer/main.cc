@@ -10,6 +10,7 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/str_format.h"
+#include "core/engine/chat_prompt.h"
 #include "core/engine/engine.h"
 #include "core/engine/plugins.h"
 #include "core/host_services.h"
@@ -71,6 +72,14 @@ ABSL_FLAG(double, min_p, 0.0, "Min-p filter (0: off).");
 ABSL_FLAG(double, repeat_penalty, 1.0, "Repetition penalty (1: off).");
 ABSL_FLAG(uint64_t, seed, 0, "Random seed for sampling.");
 ABSL_FLAG(bool, show_tokens, false, "Print the prompt's and the reply's token ids.");
+ABSL_FLAG(
+    bool, tools, false,
+    "Offer the model the built-in tools (calculate, get_current_datetime) and run its calls.");
+ABSL_FLAG(std::string, messages, "",
+          "The conversation so far: a JSON list of OpenAI-style messages (no default system "
+          "prompt is added; -p appends a user turn).");
+ABSL_FLAG(std::string, tools_file, "",
+          "Tool declarations: a JSON list of {\"type\": \"function\", \"function\": {...}}.");
 ABSL_FLAG(std::string, dump_logits, "",
           "Write the last prompt token's logits (float32, little-endian) to this file.");
 
@@ -116,6 +125,9 @@ TextFlags GetTextFlags() {
   text.sampling.min_p = static_cast<float>(absl::GetFlag(FLAGS_min_p));
   text.sampling.repetition_penalty = static_cast<float>(absl::GetFlag(FLAGS_repeat_penalty));
   text.sampling.seed = absl::GetFlag(FLAGS_seed);
+  text.tools = absl::GetFlag(FLAGS_tools);
+  text.messages_file = absl::GetFlag(FLAGS_messages);
+  text.tools_file = absl::GetFlag(FLAGS_tools_file);
   return text;
 }
 
@@ -189,6 +201,12 @@ int Main(int argc, char** argv) {
     std::fprintf(stderr,
                  "oxinfer: no --model given: running the tiny built-in demonstration model "
                  "(see README.md to run real checkpoints)\n");
+  }
+  // A folder without weights still renders its prompts.
+  if (absl::GetFlag(FLAGS_print_prompt) && !options.model_dir.empty() &&
+      !engine::HasWeights(options.model_dir)) {
+    const absl::Status s = PrintPromptWithoutModel(options.model_dir, GetTextFlags());
+    return s.ok() ? 0 : Fail(s);
   }
   ProgressBar loading("loading");
   options.progress = [&](double done, double total, const std::string& what) {
