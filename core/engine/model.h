@@ -75,6 +75,7 @@ class Model {
 
  private:
   Model() = default;
+  absl::StatusOr<EncodedMedia> Encode(const oxi_media_input& input, const char* what);
 
   const oxi_model_iface* iface_ = nullptr;
   oxi_model* model_ = nullptr;
