@@ -192,4 +192,58 @@ absl::StatusOr<Image> Model::GenerateImage(const oxi_image_request& request) {
   return image;
 }
 
+absl::StatusOr<EncodedMedia> Model::EncodeImage(const Image& image, int32_t max_soft_tokens) {
+  if (!(info_.capabilities & OXI_MODEL_IMAGE_INPUT)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(plugin_name_, ": this model takes no image input"));
+  }
+  oxi_media_input in = {};
+  in.struct_size = sizeof in;
+  in.kind = OXI_MEDIA_IMAGE;
+  in.image = ImageView(image);
+  in.max_soft_tokens = max_soft_tokens;
+  return Encode(in, "encoding an image");
+}
+
+absl::StatusOr<EncodedMedia> Model::EncodeAudio(const Audio& audio) {
+  if (!(info_.capabilities & OXI_MODEL_AUDIO_INPUT)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(plugin_name_, ": this model takes no audio input"));
+  }
+  oxi_media_input in = {};
+  in.struct_size = sizeof in;
+  in.kind = OXI_MEDIA_AUDIO;
+  in.samples = audio.samples.data();
+  in.n_samples = static_cast<int64_t>(audio.samples.size());
+  in.sample_rate = audio.sample_rate;
+  return Encode(in, "encoding an audio clip");
+}
+
+absl::StatusOr<EncodedMedia> Model::Encode(const oxi_media_input& input, const char* what) {
+  if (!OXI_MODEL_HAS(iface_, encode_media) || !OXI_MODEL_HAS(iface_, free_media)) {
+    return absl::UnimplementedError(absl::StrCat(plugin_name_, " has no encode_media"));
+  }
+  oxi_media_output out = {};
+  out.struct_size = sizeof out;
+  char error[kMessageSize] = {};
+  const int32_t code = iface_->encode_media(model_, &input, &out, error, sizeof error);
+  if (code != OXI_OK) return FromPlugin(code, error, absl::StrCat(plugin_name_, ": ", what));
+  EncodedMedia m;
+  const bool valid = out.n_tokens > 0 && out.tokens != nullptr && out.embedding_mask != nullptr &&
+                     out.embeddings != nullptr && out.hidden_size == info_.hidden_size;
+  if (valid) {
+    const size_t n = static_cast<size_t>(out.n_tokens);
+    m.placeholder = out.placeholder;
+    m.tokens.assign(out.tokens, out.tokens + n);
+    m.mask.assign(out.embedding_mask, out.embedding_mask + n);
+    m.rows.assign(out.embeddings, out.embeddings + n * static_cast<size_t>(out.hidden_size));
+    m.n_soft_tokens = out.n_soft_tokens;
+  }
+  iface_->free_media(&out);
+  if (!valid) {
+    return absl::InternalError(absl::StrCat(plugin_name_, ": ", what, ": an invalid result"));
+  }
+  return m;
+}
+
 }  // namespace oxinfer::engine

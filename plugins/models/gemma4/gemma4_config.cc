@@ -92,6 +92,8 @@ sdk::StatusOr<TokenConfig> ParseTokens(const Json& top, const Json& text) {
     if (id < 0) continue;
     t.special_tokens.emplace_back(r.role, id);
     if (std::string(r.role) == "pad") t.pad_token_id = id;
+    const std::string role = r.role;
+    if (role == "image" || role == "audio" || role == "video") t.media_placeholders.push_back(id);
   }
   return t;
 }
