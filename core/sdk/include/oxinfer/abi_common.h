@@ -42,6 +42,11 @@ extern "C" {
 #define OXI_ABI_MINOR 1
 #define OXI_ENTRY_SYMBOL "oxinfer_plugin_entry"
 
+/* ABI 2.1: kinds of media, as bits (oxi_codec_iface.media: what a codec
+ * decodes) and as values (oxi_media_input.kind: what a model encodes). */
+#define OXI_MEDIA_IMAGE 1u
+#define OXI_MEDIA_AUDIO 2u
+
 #if defined(_WIN32)
 #define OXI_EXPORT __declspec(dllexport)
 #else

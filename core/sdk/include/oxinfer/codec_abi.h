@@ -29,10 +29,6 @@ typedef struct oxi_audio {
   float* samples; /* frames * channels, interleaved, full scale +-1 */
 } oxi_audio;
 
-/* ABI 2.1: oxi_codec_iface.media bits. */
-#define OXI_MEDIA_IMAGE 1u
-#define OXI_MEDIA_AUDIO 2u
-
 typedef struct oxi_codec_iface {
   uint32_t struct_size;
   const char* formats; /* comma-separated: "png" */

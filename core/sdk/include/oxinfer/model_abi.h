@@ -131,10 +131,8 @@ typedef struct oxi_image_request {
 } oxi_image_request;
 
 /* ABI 2.1: an image or an audio clip to encode into soft tokens. */
-typedef enum oxi_media_kind {
-  OXI_MEDIA_IMAGE = 1,
-  OXI_MEDIA_AUDIO = 2,
-} oxi_media_kind;
+/* OXI_MEDIA_IMAGE or OXI_MEDIA_AUDIO (abi_common.h). */
+typedef uint32_t oxi_media_kind;
 
 typedef struct oxi_media_input {
   uint32_t struct_size;
