@@ -42,7 +42,7 @@ _RUNNER = "//tests/support:run_on_backend.sh"
 def _spec(plugins):
     return "+".join(["$(rootpath %s)" % p for p in plugins])
 
-def backend_matrix_tests(name, binary, args_before = [], data = [], size = "medium", **kwargs):
+def backend_matrix_tests(name, binary, args_before = [], data = [], size = "medium", skip_backends = [], **kwargs):
     """Declares <name>__<backend> for every backend of BACKENDS.
 
     Args:
@@ -52,9 +52,12 @@ def backend_matrix_tests(name, binary, args_before = [], data = [], size = "medi
       args_before: the binary's arguments before the spec.
       data: what the binary reads besides the backend's plugins.
       size: the tests' size.
+      skip_backends: backends of BACKENDS this suite is not declared for.
       **kwargs: passed to every sh_test (tags, env, target_compatible_with...).
     """
     for backend, plugins in BACKENDS.items():
+        if backend in skip_backends:
+            continue
         native.sh_test(
             name = "%s__%s" % (name, backend),
             size = size,
