@@ -25,10 +25,16 @@ struct ChatOptions {
   chat::Value tools = chat::Value::None();
   // Further template variables: {"enable_thinking": true}, ...
   chat::Value template_kwargs = chat::Value::Dict();
+  // Soft tokens per image (0: the model's default; Gemma 4 takes 70, 140,
+  // 280, 560 or 1120).
+  int32_t max_soft_tokens = 0;
+  // Session::ChatPrompt encodes attachments and expands their placeholders;
+  // false leaves the placeholders (a prompt only printed).
+  bool expand_media = true;
 };
 
 // The messages through text.chat_template, tokenised as written (the
-// template spells out the special tokens). FAILED_PRECONDITION when the
+// template spells out the special tokens); attachments stay placeholders. FAILED_PRECONDITION when the
 // checkpoint has no template.
 absl::StatusOr<Prompt> RenderChatPrompt(const CheckpointText& text, const ModelInfo& info,
                                         const std::vector<Message>& messages,

@@ -108,6 +108,18 @@ absl::StatusOr<std::unique_ptr<Session>> Engine::NewSession(const SessionOptions
   context.text = text_.get();
   context.scheduler = scheduler_.get();
   context.pool = pool_.get();
+  if (model_->info().capabilities & (OXI_MODEL_IMAGE_INPUT | OXI_MODEL_AUDIO_INPUT)) {
+    context.encode_media =
+        [this](const ContentPart& part,
+               int32_t max_soft_tokens) -> absl::StatusOr<std::shared_ptr<const EncodedMedia>> {
+      std::lock_guard<std::mutex> lock(model_mutex_);  // between the scheduler's forwards
+      auto e = part.type == ContentPart::Type::kImage
+                   ? model_->EncodeImage(*part.image, max_soft_tokens)
+                   : model_->EncodeAudio(*part.audio);
+      if (!e.ok()) return e.status();
+      return std::make_shared<const EncodedMedia>(*std::move(e));
+    };
+  }
   return std::unique_ptr<Session>(new Session(context, *seq, options.sampling));
 }
 

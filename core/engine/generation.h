@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -15,10 +16,30 @@
 
 namespace oxinfer::engine {
 
+// The embedding rows (soft tokens) of a prompt's attachments, by position
+// (media_prompt.h).
+struct PromptMedia {
+  int32_t hidden_size = 0;
+  std::vector<float> rows;     // [tokens][hidden_size]; zero where mask is 0
+  std::vector<uint8_t> mask;   // [tokens]: 1 where the row replaces the token's embedding
+  // [tokens]: 0 for text, else a hash of the attachment's tokens and rows, so
+  // that prefix reuse tells two images with the same placeholders apart.
+  std::vector<uint64_t> keys;
+  int64_t n_soft_tokens = 0;   // positions with mask 1
+
+  // The rows where mask is 1, in order: [n_soft_tokens][hidden_size].
+  std::vector<float> SoftTokens() const;
+};
+
 // The text fed to the model for one reply, and its tokens.
 struct Prompt {
+  // As the template rendered it: one placeholder per attachment.
   std::string text;
+  // The ids the model reads: the placeholders expanded to their attachments'
+  // tokens.
   std::vector<int32_t> tokens;
+  // Null for a prompt without attachments.
+  std::shared_ptr<const PromptMedia> media;
   // The text ends inside a reasoning block it opened (a template's generation
   // prompt that starts the model thinking), so the reply starts as reasoning.
   bool opens_reasoning = false;

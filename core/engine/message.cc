@@ -50,6 +50,27 @@ Message Message::ToolResult(const ToolCall& call, std::string result) {
   return m;
 }
 
+ContentPart ContentPart::FromImage(std::shared_ptr<const Image> image) {
+  ContentPart p;
+  p.type = Type::kImage;
+  p.image = std::move(image);
+  return p;
+}
+
+ContentPart ContentPart::FromAudio(std::shared_ptr<const Audio> audio) {
+  ContentPart p;
+  p.type = Type::kAudio;
+  p.audio = std::move(audio);
+  return p;
+}
+
+bool Message::HasMedia() const {
+  for (const ContentPart& p : content) {
+    if (p.is_media()) return true;
+  }
+  return false;
+}
+
 std::string Message::JoinedText() const {
   std::string out;
   for (const ContentPart& p : content) {
@@ -93,14 +114,27 @@ chat::Value MessagesForTemplate(const std::vector<Message>& messages) {
     dict.object().Set("role", chat::Value(RoleName(m.role)));
     switch (m.content_form) {
       case Message::ContentForm::kString:
-        dict.object().Set("content", chat::Value(m.JoinedText()));
-        break;
+        if (!m.HasMedia()) {
+          dict.object().Set("content", chat::Value(m.JoinedText()));
+          break;
+        }
+        [[fallthrough]];  // a string cannot carry media
       case Message::ContentForm::kParts: {
         std::vector<chat::Value> parts;
         for (const ContentPart& p : m.content) {
           chat::Value part = chat::Value::Dict();
-          part.object().Set("type", chat::Value("text"));
-          part.object().Set("text", chat::Value(p.text));
+          switch (p.type) {
+            case ContentPart::Type::kText:
+              part.object().Set("type", chat::Value("text"));
+              part.object().Set("text", chat::Value(p.text));
+              break;
+            case ContentPart::Type::kImage:
+              part.object().Set("type", chat::Value("image"));
+              break;
+            case ContentPart::Type::kAudio:
+              part.object().Set("type", chat::Value("audio"));
+              break;
+          }
           parts.push_back(std::move(part));
         }
         dict.object().Set("content", chat::Value::Array(std::move(parts)));

@@ -3,12 +3,14 @@
 #ifndef OXINFER_CORE_ENGINE_MESSAGE_H_
 #define OXINFER_CORE_ENGINE_MESSAGE_H_
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "core/chat/value.h"
+#include "core/engine/media.h"
 #include "core/engine/tool_call.h"
 
 namespace oxinfer::engine {
@@ -20,12 +22,19 @@ const char* RoleName(Role role);
 // The role a name denotes; INVALID_ARGUMENT for any other name.
 absl::StatusOr<Role> RoleFromName(absl::string_view name);
 
-// One part of a message's content. Only text so far; image and audio parts
-// join as further types (their data then goes to the model as embeddings).
+// One part of a message's content: text, or an image or audio clip that the
+// template renders as its placeholder and the model receives as soft tokens
+// (media_prompt.h). Media is shared, not copied, between copies of a message.
 struct ContentPart {
-  enum class Type { kText };
+  enum class Type { kText, kImage, kAudio };
   Type type = Type::kText;
   std::string text;
+  std::shared_ptr<const Image> image;  // kImage: RGB, channels 3
+  std::shared_ptr<const Audio> audio;  // kAudio: mono, 16 kHz
+
+  static ContentPart FromImage(std::shared_ptr<const Image> image);
+  static ContentPart FromAudio(std::shared_ptr<const Audio> audio);
+  bool is_media() const { return type != Type::kText; }
 };
 
 struct Message {
@@ -51,6 +60,7 @@ struct Message {
   static Message ToolResult(const ToolCall& call, std::string result);
   // The text parts, concatenated.
   std::string JoinedText() const;
+  bool HasMedia() const;
 };
 
 // INVALID_ARGUMENT naming the message, the part and the offset of the first
@@ -62,7 +72,8 @@ absl::Status CheckMessagesUtf8(const std::vector<Message>& messages);
 absl::Status CheckUtf8(absl::string_view text, absl::string_view what);
 
 // The messages as the template's `messages` list: {"role", "content"} dicts
-// (content as content_form says), then reasoning_content when set,
+// (content as content_form says; media parts as {"type": "image"} and
+// {"type": "audio"}, which force the parts form), then reasoning_content when set,
 // tool_calls when any, and the extra keys.
 chat::Value MessagesForTemplate(const std::vector<Message>& messages);
 

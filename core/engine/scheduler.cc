@@ -72,7 +72,8 @@ BatchScheduler::BatchScheduler(Model* model, std::mutex* model_mutex, int32_t pr
       prefill_chunk_(prefill_chunk > 0 ? prefill_chunk : 1),
       vocab_size_(model->info().vocab_size),
       context_length_(model->info().context_length),
-      held_(model->info().max_sequences) {
+      held_(model->info().max_sequences),
+      held_keys_(model->info().max_sequences) {
   worker_ = std::thread([this] { Loop(); });
 }
 
@@ -141,6 +142,7 @@ void BatchScheduler::Loop() {
       for (int32_t seq : frees) {
         model_->FreeSequence(seq);
         held_[seq].clear();
+        held_keys_[seq].clear();
       }
       for (auto& a : incoming) {
         Admit(*a);
@@ -158,10 +160,15 @@ void BatchScheduler::Admit(Active& a) {
   a.start = Clock::now();
   const std::vector<int32_t>& prompt = a.request.prompt;
   std::vector<int32_t>& held = held_[a.request.seq];
+  std::vector<uint64_t>& held_keys = held_keys_[a.request.seq];
+  const PromptMedia* media = a.request.media.get();
+  auto key = [media](size_t i) { return media != nullptr ? media->keys[i] : uint64_t{0}; };
   // At least the prompt's last token is fed again: its logits start the reply.
   const size_t limit = std::min(held.size(), prompt.size() - 1);
   size_t common = 0;
-  while (common < limit && held[common] == prompt[common]) ++common;
+  while (common < limit && held[common] == prompt[common] && held_keys[common] == key(common)) {
+    ++common;
+  }
   if (common < held.size()) {
     // A recurrent state cannot be rewound: then the sequence starts over.
     const bool cut = common > 0 && model_->info().can_rewind &&
@@ -171,6 +178,7 @@ void BatchScheduler::Admit(Active& a) {
       common = 0;
     }
     held.resize(common);
+    held_keys.resize(common);
   }
   a.next_prompt = common;
   a.reused = static_cast<int64_t>(common);
@@ -197,6 +205,14 @@ void BatchScheduler::Step(std::vector<std::unique_ptr<Active>>& active) {
           std::min(prompt.size() - a->next_prompt, static_cast<size_t>(prefill_chunk_));
       e.tokens = prompt.data() + a->next_prompt;
       e.n_tokens = static_cast<int64_t>(n);
+      const PromptMedia* media = a->request.media.get();
+      if (media != nullptr &&
+          std::any_of(media->mask.begin() + a->next_prompt,
+                      media->mask.begin() + a->next_prompt + n, [](uint8_t m) { return m != 0; })) {
+        e.embeddings =
+            media->rows.data() + a->next_prompt * static_cast<size_t>(media->hidden_size);
+        e.embedding_mask = media->mask.data() + a->next_prompt;
+      }
       e.logits = a->next_prompt + n == prompt.size() ? OXI_LOGITS_LAST : OXI_LOGITS_NONE;
     } else {
       e.tokens = &a->feed;
@@ -226,6 +242,7 @@ void BatchScheduler::Step(std::vector<std::unique_ptr<Active>>& active) {
         for (Active* a : batch_) {
           model_->FreeSequence(a->request.seq);
           held_[a->request.seq].clear();
+          held_keys_[a->request.seq].clear();
         }
       }
     }
@@ -238,7 +255,16 @@ void BatchScheduler::Step(std::vector<std::unique_ptr<Active>>& active) {
       const oxi_batch_entry& e = entries_[i];
       std::vector<int32_t>& held = held_[a.request.seq];
       held.insert(held.end(), e.tokens, e.tokens + e.n_tokens);
-      if (a.next_prompt < a.request.prompt.size()) a.next_prompt += e.n_tokens;
+      std::vector<uint64_t>& keys = held_keys_[a.request.seq];
+      if (a.next_prompt < a.request.prompt.size()) {
+        const PromptMedia* media = a.request.media.get();
+        for (int64_t j = 0; j < e.n_tokens; ++j) {
+          keys.push_back(media != nullptr ? media->keys[a.next_prompt + j] : 0);
+        }
+        a.next_prompt += e.n_tokens;
+      } else {
+        keys.push_back(0);
+      }
       if (e.logits == OXI_LOGITS_LAST) Sample(a, e.logits_out);
     }
   }

@@ -31,6 +31,8 @@ namespace oxinfer::engine {
 struct TurnRequest {
   int32_t seq = 0;
   std::vector<int32_t> prompt;  // not empty
+  // The prompt's soft-token rows by position (null: none); sized as prompt.
+  std::shared_ptr<const PromptMedia> media;
   // Used only on the worker thread until the turn ends.
   sampling::Sampler* sampler = nullptr;
   const std::vector<int32_t>* stop_tokens = nullptr;  // sorted; not emitted
@@ -124,6 +126,9 @@ class BatchScheduler {
 
   // Worker-only state.
   std::vector<std::vector<int32_t>> held_;  // per sequence: the tokens it holds
+  // Per sequence, per held position: the PromptMedia key (0: text), so that
+  // a prefix is reused only where its soft tokens are the same too.
+  std::vector<std::vector<uint64_t>> held_keys_;
   std::vector<oxi_batch_entry> entries_;
   std::vector<const oxi_batch_entry*> entry_ptrs_;
   std::vector<Active*> batch_;

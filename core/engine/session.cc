@@ -23,7 +23,34 @@ Session::~Session() {
 
 absl::StatusOr<Prompt> Session::ChatPrompt(const ChatOptions& options) const {
   if (absl::Status s = CheckMessagesUtf8(messages_); !s.ok()) return s;
-  return RenderChatPrompt(*context_.text, *context_.info, messages_, options);
+  auto prompt = RenderChatPrompt(*context_.text, *context_.info, messages_, options);
+  if (!prompt.ok() || !options.expand_media) return prompt;
+  MediaEncoder cached;
+  if (context_.encode_media) {
+    cached = [this](const ContentPart& part,
+                    int32_t budget) -> absl::StatusOr<std::shared_ptr<const EncodedMedia>> {
+      std::shared_ptr<const void> source;
+      if (part.type == ContentPart::Type::kImage) {
+        source = part.image;
+      } else {
+        source = part.audio;
+        budget = 0;  // the budget is the images'
+      }
+      if (source == nullptr) return absl::InvalidArgumentError("an attachment without data");
+      const auto key = std::make_pair(source.get(), budget);
+      if (auto it = media_cache_.find(key); it != media_cache_.end()) return it->second.encoded;
+      auto e = context_.encode_media(part, budget);
+      if (!e.ok()) return e.status();
+      media_cache_[key] = CachedMedia{source, *e};
+      return *e;
+    };
+  }
+  if (absl::Status s = ExpandMedia(messages_, options.max_soft_tokens, context_.info->hidden_size,
+                                   cached, &*prompt);
+      !s.ok()) {
+    return s;
+  }
+  return prompt;
 }
 
 absl::StatusOr<Prompt> Session::RawPrompt(absl::string_view text) const {
@@ -52,6 +79,12 @@ absl::StatusOr<Reply> Session::Generate(const Prompt& prompt, const GenerationOp
           "prompt token %d is outside the model's vocabulary of %d", id, info.vocab_size));
     }
   }
+  if (const PromptMedia* m = prompt.media.get();
+      m != nullptr && (m->hidden_size != info.hidden_size || m->mask.size() != ids.size() ||
+                       m->keys.size() != ids.size() ||
+                       m->rows.size() != ids.size() * static_cast<size_t>(m->hidden_size))) {
+    return absl::InvalidArgumentError("the prompt's media rows do not match its tokens");
+  }
   if (info.context_length > 0 && static_cast<int64_t>(ids.size()) > info.context_length) {
     return absl::OutOfRangeError(absl::StrFormat(
         "the prompt has %d tokens, more than the %d of the model's context (EngineOptions::"
@@ -62,6 +95,7 @@ absl::StatusOr<Reply> Session::Generate(const Prompt& prompt, const GenerationOp
   TurnRequest request;
   request.seq = seq_;
   request.prompt = ids;
+  request.media = prompt.media;
   request.sampler = &sampler_;
   request.stop_tokens = &context_.text->stop_tokens;
   request.max_tokens = options.max_tokens;

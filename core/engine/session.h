@@ -16,7 +16,9 @@
 
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -26,6 +28,7 @@
 #include "core/engine/chat_prompt.h"
 #include "core/engine/checkpoint_text.h"
 #include "core/engine/generation.h"
+#include "core/engine/media_prompt.h"
 #include "core/engine/message.h"
 #include "core/engine/model_info.h"
 #include "core/engine/scheduler.h"
@@ -47,6 +50,8 @@ struct SessionContext {
   const CheckpointText* text = nullptr;
   BatchScheduler* scheduler = nullptr;
   SequencePool* pool = nullptr;
+  // Null for models without media input.
+  MediaEncoder encode_media;
 };
 
 class Session {
@@ -63,8 +68,10 @@ class Session {
 
   // ---- prompts ----
   // The messages rendered by the checkpoint's chat template, tokenised as
-  // written (the template spells out the special tokens). The engine adds no
-  // system prompt. FAILED_PRECONDITION when the model has no template.
+  // written (the template spells out the special tokens), with the
+  // attachments' placeholders expanded (media_prompt.h; each attachment is
+  // encoded once per session and budget). The engine adds no system prompt.
+  // FAILED_PRECONDITION when the model has no template.
   absl::StatusOr<Prompt> ChatPrompt(const ChatOptions& options = {}) const;
   // `text` as-is, after the tokenizer's own special tokens (such as <bos>).
   absl::StatusOr<Prompt> RawPrompt(absl::string_view text) const;
@@ -102,6 +109,13 @@ class Session {
   const int32_t seq_;
   sampling::Sampler sampler_;
   std::vector<Message> messages_;
+  // Encoded attachments by (image or audio object, budget); the entry keeps
+  // its object alive so that the address is not reused.
+  struct CachedMedia {
+    std::shared_ptr<const void> source;
+    std::shared_ptr<const EncodedMedia> encoded;
+  };
+  mutable std::map<std::pair<const void*, int32_t>, CachedMedia> media_cache_;
   std::atomic<bool> cancel_{false};
   int64_t calls_made_ = 0;  // numbers the tool calls' ids
 };
