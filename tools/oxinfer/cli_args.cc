@@ -50,4 +50,25 @@ std::vector<std::string> NormalizeArgs(int argc, char** argv) {
   return out;
 }
 
+std::vector<std::string> TakeRepeatedFlag(std::vector<std::string>* args, const std::string& name) {
+  const std::string flag = "--" + name;
+  std::vector<std::string> values, kept;
+  bool flags_done = false;
+  for (size_t i = 0; i < args->size(); ++i) {
+    std::string& arg = (*args)[i];
+    if (i == 0 || flags_done || arg == "--") {
+      flags_done = flags_done || (i > 0 && arg == "--");
+      kept.push_back(std::move(arg));
+    } else if (arg == flag) {
+      values.push_back(i + 1 < args->size() ? std::move((*args)[++i]) : std::string());
+    } else if (arg.compare(0, flag.size() + 1, flag + "=") == 0) {
+      values.push_back(arg.substr(flag.size() + 1));
+    } else {
+      kept.push_back(std::move(arg));
+    }
+  }
+  *args = std::move(kept);
+  return values;
+}
+
 }  // namespace oxinfer

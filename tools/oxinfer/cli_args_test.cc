@@ -31,5 +31,15 @@ TEST(CliArgsTest, NothingChangesAfterDoubleDash) {
             (std::vector<std::string>{"oxinfer", "--", "--max-tokens"}));
 }
 
+TEST(CliArgsTest, RepeatedFlagsAreTakenInOrder) {
+  std::vector<std::string> args = {"oxinfer", "--image", "a.png", "--prompt", "x", "--image=b.png",
+                                   "--audio", "c.wav",   "--",    "--image",  "d"};
+  EXPECT_EQ(TakeRepeatedFlag(&args, "image"), (std::vector<std::string>{"a.png", "b.png"}));
+  EXPECT_EQ(TakeRepeatedFlag(&args, "audio"), (std::vector<std::string>{"c.wav"}));
+  EXPECT_EQ(args, (std::vector<std::string>{"oxinfer", "--prompt", "x", "--", "--image", "d"}));
+  std::vector<std::string> last = {"oxinfer", "--image"};
+  EXPECT_EQ(TakeRepeatedFlag(&last, "image"), (std::vector<std::string>{""}));
+}
+
 }  // namespace
 }  // namespace oxinfer

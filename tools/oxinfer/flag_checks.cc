@@ -39,4 +39,13 @@ absl::Status CheckPluginDirs(const std::string& plugin_dirs) {
   return absl::OkStatus();
 }
 
+absl::Status CheckSoftTokenBudget(int64_t value) {
+  for (const int64_t allowed : {0, 70, 140, 280, 560, 1120}) {
+    if (value == allowed) return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(absl::StrFormat(
+      "--max-soft-tokens=%d: expected 70, 140, 280, 560 or 1120 (or 0, the model's default)",
+      value));
+}
+
 }  // namespace oxinfer

@@ -17,6 +17,10 @@ absl::Status CheckCountFlag(const char* flag, int64_t value, int64_t min, int64_
 // OK when value is finite and min <= value <= max.
 absl::Status CheckRealFlag(const char* flag, double value, double min, double max);
 
+// --max-soft-tokens: 0 (the model's default) or one of the budgets Gemma 4's
+// processor allows (70, 140, 280, 560, 1120).
+absl::Status CheckSoftTokenBudget(int64_t value);
+
 // Every colon-separated entry of --plugin-dir is an existing folder.
 absl::Status CheckPluginDirs(const std::string& plugin_dirs);
 

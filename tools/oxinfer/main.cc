@@ -104,6 +104,31 @@ ABSL_FLAG(std::string, decode, "",
 ABSL_FLAG(int64_t, max_image_pixels, 178956970,
           "Refuse images of more pixels, before decoding them (Pillow's limit).");
 ABSL_FLAG(double, max_audio_seconds, 3600, "Refuse audio longer than this, before decoding it.");
+// --image and --audio are taken out of argv before Abseil parses it (they
+// repeat); these entries document them in --help.
+ABSL_FLAG(std::string, image, "",
+          "An image for the (first) user turn, before its text; repeatable. In --chat, "
+          "'/image PATH' attaches one to the next turn.");
+ABSL_FLAG(std::string, audio, "",
+          "An audio file for the (first) user turn, after the images; repeatable. In --chat, "
+          "'/audio PATH' attaches one to the next turn.");
+ABSL_FLAG(int, max_soft_tokens, 0,
+          "Soft tokens per image: 70, 140, 280, 560 or 1120 (default: the model's).");
+ABSL_FLAG(std::string, dump_soft_tokens, "",
+          "Write the prompt's soft-token embeddings (float32, [n][hidden]) to this file.");
+
+namespace oxinfer {
+namespace {
+std::vector<std::string>& RepeatedImages() {
+  static auto* v = new std::vector<std::string>;
+  return *v;
+}
+std::vector<std::string>& RepeatedAudios() {
+  static auto* v = new std::vector<std::string>;
+  return *v;
+}
+}  // namespace
+}  // namespace oxinfer
 
 namespace oxinfer {
 namespace {
@@ -140,6 +165,7 @@ absl::Status CheckFlags() {
           ? absl::OkStatus()
           : CheckRealFlag("guidance", absl::GetFlag(FLAGS_guidance), 0.0, 1e6),
       CheckPluginDirs(absl::GetFlag(FLAGS_plugin_dir)),
+      CheckSoftTokenBudget(absl::GetFlag(FLAGS_max_soft_tokens)),
   };
   for (const absl::Status& s : checks) {
     if (!s.ok()) return s;
@@ -169,6 +195,12 @@ TextFlags GetTextFlags() {
   text.tools = absl::GetFlag(FLAGS_tools);
   text.messages_file = absl::GetFlag(FLAGS_messages);
   text.tools_file = absl::GetFlag(FLAGS_tools_file);
+  text.images = RepeatedImages();
+  text.audios = RepeatedAudios();
+  text.max_soft_tokens = absl::GetFlag(FLAGS_max_soft_tokens);
+  text.dump_soft_tokens = absl::GetFlag(FLAGS_dump_soft_tokens);
+  text.media_limits.max_pixels = absl::GetFlag(FLAGS_max_image_pixels);
+  text.media_limits.max_audio_seconds = absl::GetFlag(FLAGS_max_audio_seconds);
   return text;
 }
 
@@ -194,6 +226,8 @@ int Main(int argc, char** argv) {
       "  oxinfer --devices --plugins          what this machine and its plugins can do\n"
       "  oxinfer --decode FILE -o OUT.png     what a model receives from an image (.wav: audio)");
   std::vector<std::string> args = NormalizeArgs(argc, argv);
+  RepeatedImages() = TakeRepeatedFlag(&args, "image");
+  RepeatedAudios() = TakeRepeatedFlag(&args, "audio");
   std::vector<char*> arg_ptrs;
   for (auto& a : args) arg_ptrs.push_back(a.data());
   std::vector<char*> rest =

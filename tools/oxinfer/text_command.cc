@@ -12,8 +12,8 @@
 #include "core/engine/atomic_file.h"
 #include "core/engine/chat_prompt.h"
 #include "core/engine/conversation_json.h"
-#include "core/engine/tool_loop.h"
 #include "core/engine/message.h"
+#include "core/engine/tool_loop.h"
 #include "core/limits.h"
 #include "tools/oxinfer/interrupt.h"
 #include "tools/oxinfer/stream_printer.h"
@@ -22,9 +22,44 @@
 namespace oxinfer {
 namespace {
 
+using engine::ContentPart;
 using engine::Engine;
 using engine::Message;
 using engine::Role;
+
+// An image or audio file as the model receives it; errors name the file.
+absl::StatusOr<ContentPart> LoadAttachment(const Engine& engine, const std::string& path,
+                                           bool audio, const media::DecodeOptions& limits) {
+  const char* flag = audio ? "--audio" : "--image";
+  if (path.empty()) return absl::InvalidArgumentError(absl::StrCat(flag, " needs a file"));
+  if (audio) {
+    auto clip = media::LoadAudio(engine.registry(), path, 16000, limits);
+    if (!clip.ok()) return clip.status();
+    auto a = std::make_shared<engine::Audio>();
+    a->sample_rate = clip->sample_rate;
+    a->samples = std::move(clip->samples);
+    return ContentPart::FromAudio(std::move(a));
+  }
+  auto rgb = media::LoadImage(engine.registry(), path, limits);
+  if (!rgb.ok()) return rgb.status();
+  auto image = std::make_shared<engine::Image>();
+  image->width = rgb->width;
+  image->height = rgb->height;
+  image->channels = 3;
+  image->pixels = std::move(rgb->pixels);
+  return ContentPart::FromImage(std::move(image));
+}
+
+// A user turn: the attachments, then the text.
+Message UserTurn(std::vector<ContentPart> attachments, const std::string& text) {
+  if (attachments.empty()) return Message::Text(Role::kUser, text);
+  Message m;
+  m.role = Role::kUser;
+  m.content_form = Message::ContentForm::kParts;
+  m.content = std::move(attachments);
+  m.content.push_back(ContentPart{ContentPart::Type::kText, text});
+  return m;
+}
 
 // What the flags say the conversation starts with, and how it is rendered.
 struct ConversationStart {
@@ -60,6 +95,8 @@ absl::StatusOr<ConversationStart> StartConversation(const TextFlags& flags) {
   }
   if (!tools.empty()) start.chat.tools = chat::Value::Array(std::move(tools));
   start.chat.template_kwargs.object().Set("enable_thinking", chat::Value(flags.think));
+  start.chat.max_soft_tokens = flags.max_soft_tokens;
+  start.chat.expand_media = !flags.print_prompt;  // printed as placeholders
   return start;
 }
 
@@ -94,13 +131,38 @@ class Conversation {
 
   engine::Session* session() { return session_.get(); }
 
+  // Attaches a file to the next user turn.
+  absl::Status Attach(const std::string& path, bool audio) {
+    auto part = LoadAttachment(engine_, path, audio, flags_.media_limits);
+    if (!part.ok()) return part.status();
+    pending_.push_back(*std::move(part));
+    return absl::OkStatus();
+  }
+  // "/image PATH" or "/audio PATH" in --chat: attaches PATH to the next turn.
+  // False when `line` is no such command.
+  bool ChatCommand(const std::string& line, absl::Status* status) {
+    for (const bool audio : {false, true}) {
+      const std::string command = audio ? "/audio " : "/image ";
+      if (line.compare(0, command.size(), command) != 0) continue;
+      const std::string path = line.substr(command.size());
+      *status = Attach(path, audio);
+      if (status->ok()) {
+        std::fprintf(stderr, "[%s attached to the next turn: %s]\n", audio ? "audio" : "image",
+                     path.c_str());
+      }
+      return true;
+    }
+    return false;
+  }
+
   // One reply, to `line` (none: to the conversation as it stands).
   absl::Status Turn(const std::string& line) {
     absl::StatusOr<engine::Prompt> prompt;
     if (flags_.raw) {
       prompt = session_->RawPrompt(line);
     } else {
-      if (!line.empty()) session_->AddMessage(Message::Text(Role::kUser, line));
+      if (!line.empty()) session_->AddMessage(UserTurn(std::move(pending_), line));
+      pending_.clear();
       prompt = session_->ChatPrompt(chat_);
     }
     if (!prompt.ok()) return prompt.status();
@@ -111,6 +173,19 @@ class Conversation {
       return absl::OkStatus();
     }
     if (flags_.show_tokens) PrintTokens("prompt", prompt->tokens);
+    if (!flags_.dump_soft_tokens.empty()) {
+      const std::vector<float> soft =
+          prompt->media != nullptr ? prompt->media->SoftTokens() : std::vector<float>();
+      absl::Status s = engine::WriteFileAtomically(
+          flags_.dump_soft_tokens, absl::string_view(reinterpret_cast<const char*>(soft.data()),
+                                                     soft.size() * sizeof(float)));
+      if (!s.ok()) return s;
+      if (prompt->media != nullptr) {
+        std::fprintf(stderr, "[%d soft tokens of %d floats written to %s]\n",
+                     static_cast<int>(prompt->media->n_soft_tokens), prompt->media->hidden_size,
+                     flags_.dump_soft_tokens.c_str());
+      }
+    }
 
     engine::GenerationOptions options;
     options.max_tokens = flags_.max_tokens;
@@ -194,7 +269,20 @@ class Conversation {
   const TextFlags& flags_;
   std::unique_ptr<engine::Session> session_;
   engine::ChatOptions chat_;
+  std::vector<ContentPart> pending_;  // attachments of the next user turn
 };
+
+absl::Status CheckMediaFlags(const TextFlags& flags) {
+  if (flags.images.empty() && flags.audios.empty()) return absl::OkStatus();
+  if (flags.raw)
+    return absl::InvalidArgumentError("--image and --audio need the chat template, not --raw");
+  if (!flags.messages_file.empty()) {
+    return absl::InvalidArgumentError(
+        "--image and --audio attach to the first user turn; with --messages put the media in the "
+        "messages file");
+  }
+  return absl::OkStatus();
+}
 
 }  // namespace
 
@@ -207,6 +295,12 @@ absl::Status RunText(Engine& engine, const TextFlags& flags) {
       return absl::Status(s.code(), absl::StrCat("--dump-logits: ", s.message()));
     }
   }
+  if (!flags.dump_soft_tokens.empty()) {
+    if (absl::Status s = engine::CheckFolderWritable(flags.dump_soft_tokens); !s.ok()) {
+      return absl::Status(s.code(), absl::StrCat("--dump-soft-tokens: ", s.message()));
+    }
+  }
+  if (absl::Status s = CheckMediaFlags(flags); !s.ok()) return s;
   auto start = StartConversation(flags);
   if (!start.ok()) return start.status();
   engine::SessionOptions options;
@@ -215,6 +309,11 @@ absl::Status RunText(Engine& engine, const TextFlags& flags) {
   if (!session.ok()) return session.status();
   Conversation conversation(engine, flags, *std::move(session), *std::move(start));
   InterruptGuard interrupt(conversation.session());
+  for (const bool audio : {false, true}) {
+    for (const std::string& path : audio ? flags.audios : flags.images) {
+      if (absl::Status s = conversation.Attach(path, audio); !s.ok()) return s;
+    }
+  }
 
   if (!flags.chat) {
     // --raw with an empty prompt feeds <bos> alone, as the reference encodes "".
@@ -245,6 +344,12 @@ absl::Status RunText(Engine& engine, const TextFlags& flags) {
     }
     if (line.empty()) continue;
     if (absl::Status s = engine::CheckUtf8(line, "the --chat line"); !s.ok()) return s;
+    absl::Status attached;
+    if (conversation.ChatCommand(line, &attached)) {
+      if (!attached.ok())
+        std::fprintf(stderr, "oxinfer: %s\n", std::string(attached.message()).c_str());
+      continue;  // a bad file is reported; the chat goes on
+    }
     if (absl::Status s = conversation.Turn(line); !s.ok()) return s;
   }
 }
@@ -259,9 +364,26 @@ absl::Status PrintPromptWithoutModel(const std::string& model_dir, const TextFla
   if (flags.prompt.empty() && flags.messages_file.empty()) {
     return absl::InvalidArgumentError("no prompt: use -p TEXT or --messages FILE");
   }
+  if (absl::Status s = CheckMediaFlags(flags); !s.ok()) return s;
   auto text = engine::LoadPromptOnlyText(model_dir);
   if (!text.ok()) return text.status();
-  if (!flags.prompt.empty()) start->messages.push_back(Message::Text(Role::kUser, flags.prompt));
+  // Without the model only the placeholders are rendered; the files must exist.
+  std::vector<ContentPart> attachments;
+  for (const bool audio : {false, true}) {
+    for (const std::string& path : audio ? flags.audios : flags.images) {
+      std::FILE* f = std::fopen(path.c_str(), "rb");
+      if (f == nullptr) {
+        return absl::NotFoundError(
+            absl::StrFormat("%s %s: cannot open the file", audio ? "--audio" : "--image", path));
+      }
+      std::fclose(f);
+      ContentPart part;
+      part.type = audio ? ContentPart::Type::kAudio : ContentPart::Type::kImage;
+      attachments.push_back(std::move(part));
+    }
+  }
+  if (!flags.prompt.empty())
+    start->messages.push_back(UserTurn(std::move(attachments), flags.prompt));
   auto prompt = engine::RenderChatPrompt(**text, engine::ModelInfo{}, start->messages, start->chat);
   if (!prompt.ok()) return prompt.status();
   std::fwrite(prompt->text.data(), 1, prompt->text.size(), stdout);

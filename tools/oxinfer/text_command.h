@@ -4,9 +4,11 @@
 #define OXINFER_TOOLS_OXINFER_TEXT_COMMAND_H_
 
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "core/engine/engine.h"
+#include "core/media/media.h"
 #include "core/sampling/sampler.h"
 
 namespace oxinfer {
@@ -27,6 +29,11 @@ struct TextFlags {
   bool tools = false;         // declare and run the built-in tools
   std::string messages_file;  // the conversation so far (OpenAI-style JSON)
   std::string tools_file;     // further tool declarations (JSON list)
+  // Attachments of the first user turn, before its text: images, then audio.
+  std::vector<std::string> images, audios;
+  int max_soft_tokens = 0;       // per image; 0: the model's default
+  std::string dump_soft_tokens;  // file for the last prompt's soft tokens (f32 LE)
+  media::DecodeOptions media_limits;
 };
 
 absl::Status RunText(engine::Engine& engine, const TextFlags& flags);

@@ -16,7 +16,8 @@ Adds to tests/models/gemma4/testdata/media/vision_tiny/:
     case{i}.greedy    i32 [32]       32 greedy tokens (full recompute each step)
   and the json lists the messages (image parts as {"type": "image", "index": j}),
   the budget (max_soft_tokens, 0: the processor's default) and the greedy gaps.
-  image{k}.png  the first case images as PNG files, for the CLI test.
+  image{k}.png  the first case images as PNG files, for the CLI test, and
+  prompt_case0.txt / prompt_case0.ids  case 0's text and ids, for the CLI test.
 
 Pinned: transformers 5.24.0, torch 2.15.0, torchvision 0.29.2, tokenizers
 0.23.3, numpy 2.4.6, pillow 13.0.0 (the /work/venvs/gm venv).
@@ -198,6 +199,11 @@ def main():
             if png < 2:
                 PIL.Image.fromarray(a).save(os.path.join(OUT, f"image{png}.png"))
                 png += 1
+        if i == 0:  # for the CLI test: --system "You are terse." --image image0.png
+            with open(os.path.join(OUT, "prompt_case0.txt"), "w", encoding="utf-8") as f:
+                f.write(text)
+            with open(os.path.join(OUT, "prompt_case0.ids"), "w") as f:
+                f.write(" ".join(str(t) for t in ids) + "\n")
         tensors[f"case{i}.text"] = np.frombuffer(text.encode("utf-8"), dtype=np.uint8).copy()
         tensors[f"case{i}.ids"] = np.array(ids, dtype=np.int32)
         tensors[f"case{i}.logits"] = last.numpy().astype(np.float32)
