@@ -11,6 +11,9 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   zlib1g-dev libpng-dev nlohmann-json3-dev libicu-dev
   python3                   # .ci/run's summary only; the build needs no Python packages
+  glslc libvulkan-dev       # the Vulkan backend: GLSL -> SPIR-V at build time, headers
+  libvulkan1 mesa-vulkan-drivers  # the loader and lavapipe (Vulkan on this CPU) for its tests
+  vulkan-tools              # vulkaninfo, to see what the loader finds
 )
 
 missing=()
