@@ -9,12 +9,15 @@ def sd_backend_tests(backends):
     """
     for name, plugins in backends.items():
         spec = "+".join(["$(rootpath %s)" % p for p in plugins])
+        # backend-<name>: the CI runs the suites per backend by this tag.
+        tags = ["backend-" + name.replace("_", "-")]
         native.cc_test(
             name = "sd_stages_%s_test" % name,
             size = "medium",
             srcs = ["sd_stages_test.cc"],
             args = [spec],
             data = [":testdata"] + plugins,
+            tags = tags,
             target_compatible_with = ["@platforms//cpu:x86_64"],
             deps = [
                 ":backend_arg",
@@ -33,6 +36,7 @@ def sd_backend_tests(backends):
                 ":testdata",
                 "//plugins/models/sd:liboxinfer_sd.so",
             ] + plugins,
+            tags = tags,
             target_compatible_with = ["@platforms//cpu:x86_64"],
             deps = [
                 ":backend_arg",
