@@ -93,7 +93,7 @@ absl::StatusOr<const oxi_model_iface*> LoadModelPlugin(const std::string& path) 
 }
 
 bool SpecDeclined(const std::string& spec, std::string* reason) {
-  for (const std::string& path : absl::StrSplit(spec, '+')) {
+  for (const std::string& path : std::vector<std::string>(absl::StrSplit(spec, '+'))) {
     (void)LoadPluginIface(path, OXI_PLUGIN_BACKEND);
     for (const PluginRecord& r : TestRegistry().plugins()) {
       if (r.path == path && r.state == PluginState::kDeclined) {

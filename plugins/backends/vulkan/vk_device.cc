@@ -13,6 +13,10 @@ constexpr uint64_t kStagingBytes = uint64_t{16} << 20;
 
 }  // namespace
 
+void Device::Log(const std::string& message) const {
+  sdk::Log(sdk::Host(), OXI_LOG_WARNING, "vulkan", message);
+}
+
 void PushConstants::F(float f) {
   uint32_t u;
   std::memcpy(&u, &f, 4);

@@ -55,6 +55,8 @@ class Device {
   ~Device();
 
   const PhysicalDevice& physical() const { return pd_; }
+  // A warning through the host's log (errors that have no caller to go to).
+  void Log(const std::string& message) const;
   uint64_t max_range() const { return pd_.props.limits.maxStorageBufferRange; }
 
   // ---- memory ----

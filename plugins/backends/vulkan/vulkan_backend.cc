@@ -86,9 +86,16 @@ bool VulkanBackend::Supports(const oxi_op& op) const {
   return SupportsOp(limits, op);
 }
 
+// Records the ops into the device's command buffer; the submission waits
+// for a synchronize, a read, a write, a copy or a free (the host's
+// dispatcher synchronizes before the CPU touches what the ops wrote), so a
+// forward that stays on the device is one submission. Ops whose data can be
+// invalid (ids outside their table) are submitted at once, so that execute()
+// itself reports the error: get_rows starts a forward and set_rows ends a
+// layer's KV writes, so that is about one submission per layer.
 sdk::Status VulkanBackend::ExecuteAll(const oxi_op* const* ops, int64_t n) {
   OXI_ASSIGN_OR_RETURN(Device * dev, Dev());
-  std::string names;
+  bool checks_data = false;
   for (int64_t i = 0; i < n; ++i) {
     const oxi_op& op = *ops[i];
     if (!Supports(op)) {
@@ -98,9 +105,17 @@ sdk::Status VulkanBackend::ExecuteAll(const oxi_op* const* ops, int64_t n) {
     }
     const sdk::Status s = EncodeOp(dev, op);
     if (!s.ok()) return sdk::Status(s.code(), sdk::StrCat(oxi_op_name(op.kind), ": ", s.message()));
-    if (names.size() < 200) names += std::string(names.empty() ? "" : ", ") + oxi_op_name(op.kind);
+    if (pending_.size() < 200) pending_ += std::string(pending_.empty() ? "" : ", ") + oxi_op_name(op.kind);
+    checks_data = checks_data || op.kind == OXI_OP_GET_ROWS || op.kind == OXI_OP_SET_ROWS;
   }
-  return dev->Flush(names);
+  return checks_data ? Synchronize() : sdk::OkStatus();
+}
+
+sdk::Status VulkanBackend::Synchronize() {
+  if (device_ == nullptr) return sdk::OkStatus();
+  const std::string what = pending_.empty() ? std::string("queued work") : pending_;
+  pending_.clear();
+  return device_->Flush(what);
 }
 
 sdk::StatusOr<oxi_buffer*> VulkanBackend::Alloc(uint64_t size, uint32_t flags) {
@@ -122,24 +137,29 @@ sdk::StatusOr<oxi_buffer*> VulkanBackend::Alloc(uint64_t size, uint32_t flags) {
 
 void VulkanBackend::Free(oxi_buffer* buffer) {
   if (buffer == nullptr || device_ == nullptr) return;
-  // Work still recorded may use it: execute() always waits, so nothing is.
+  // Work still recorded may use it: submitted and waited for first.
+  const sdk::Status s = Synchronize();
+  if (!s.ok()) device_->Log(s.message());
   device_->Free(AsVkBuf(buffer));
   --live_buffers_;
 }
 
 sdk::Status VulkanBackend::Write(oxi_buffer* dst, uint64_t offset, const void* src, uint64_t size) {
   OXI_ASSIGN_OR_RETURN(Device * dev, Dev());
+  OXI_RETURN_IF_ERROR(Synchronize());  // recorded work comes first
   return dev->Write(AsVkBuf(dst), offset, src, size);
 }
 
 sdk::Status VulkanBackend::Read(oxi_buffer* src, uint64_t offset, void* dst, uint64_t size) {
   OXI_ASSIGN_OR_RETURN(Device * dev, Dev());
+  OXI_RETURN_IF_ERROR(Synchronize());
   return dev->Read(AsVkBuf(src), offset, dst, size);
 }
 
 sdk::Status VulkanBackend::CopyBuffer(oxi_buffer* dst, uint64_t dst_offset, oxi_buffer* src,
                                       uint64_t src_offset, uint64_t size) {
   OXI_ASSIGN_OR_RETURN(Device * dev, Dev());
+  OXI_RETURN_IF_ERROR(Synchronize());
   return dev->Copy(AsVkBuf(dst), dst_offset, AsVkBuf(src), src_offset, size);
 }
 

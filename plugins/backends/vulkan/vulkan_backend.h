@@ -24,7 +24,7 @@ class VulkanBackend {
   bool Supports(const oxi_op& op) const;
   sdk::Status Execute(const oxi_op& op) { return ExecuteAll(&ptr(op), 1); }
   sdk::Status ExecuteAll(const oxi_op* const* ops, int64_t n);
-  sdk::Status Synchronize() { return sdk::OkStatus(); }  // execute() waits for its work
+  sdk::Status Synchronize();
 
   void DeviceInfo(oxi_device_info* info) const { DeviceInfoAt(selected_, info); }
   int32_t DeviceCount() const;
@@ -52,6 +52,7 @@ class VulkanBackend {
   int32_t selected_ = 0;
   std::unique_ptr<Device> device_;
   int64_t live_buffers_ = 0;
+  std::string pending_;  // the kinds of the ops recorded and not yet submitted
 };
 
 }  // namespace vulkan
