@@ -4,6 +4,7 @@
 #
 #   fuzz/build_and_run.sh                 # the safetensors header parser, 1,000,000 runs
 #   fuzz/build_and_run.sh json            # the json_parse host service
+#   fuzz/build_and_run.sh hub_model_info  # the Hub's model-info answers
 #   RUNS=5000000 fuzz/build_and_run.sh
 #   MAX_TIME=600 RUNS=-1 fuzz/build_and_run.sh json
 #
@@ -23,7 +24,12 @@ case "$TARGET" in
     NAME=json_document_fuzzer
     SRCS=(fuzz/json_document_fuzzer.cc core/host/json.cc core/json_util.cc)
     MAX_LEN=8192 ;;
-  *) echo "unknown fuzz target '$TARGET' (safetensors, json)" >&2; exit 2 ;;
+  hub_model_info)
+    NAME=hub_model_info_fuzzer
+    SRCS=(fuzz/hub_model_info_fuzzer.cc core/hub/model_info.cc core/hub/file_selection.cc
+      core/hub/repo_spec.cc core/json_util.cc)
+    MAX_LEN=8192 ;;
+  *) echo "unknown fuzz target '$TARGET' (safetensors, json, hub_model_info)" >&2; exit 2 ;;
 esac
 CXX="${CXX:-clang++-14}"
 WORK="${WORK:-/tmp/oxinfer-fuzz}/$TARGET"

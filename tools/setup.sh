@@ -10,6 +10,8 @@ PACKAGES=(
   libabsl-dev libre2-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   zlib1g-dev libpng-dev nlohmann-json3-dev libicu-dev
+  libcurl4-openssl-dev libssl-dev   # Hub downloads (core/hub), sha256
+  libcpp-httplib-dev        # the loopback Hub server of tests/hub
   python3                   # .ci/run's summary only; the build needs no Python packages
   glslc libvulkan-dev       # the Vulkan backend: GLSL -> SPIR-V at build time, headers
   libvulkan1 mesa-vulkan-drivers  # the loader and lavapipe (Vulkan on this CPU) for its tests

@@ -18,6 +18,7 @@
 #include "tools/oxinfer/cli_args.h"
 #include "tools/oxinfer/image_command.h"
 #include "tools/oxinfer/listings.h"
+#include "tools/oxinfer/model_source.h"
 #include "tools/oxinfer/progress_bar.h"
 #include "tools/oxinfer/text_command.h"
 
@@ -39,8 +40,14 @@ ABSL_FLAG(bool, verbose, false, "Log plugin messages at info level.");
 
 // The model.
 ABSL_FLAG(std::string, model, "",
-          "Checkpoint folder (config.json + safetensors, or a diffusers "
-          "folder with model_index.json).");
+          "Checkpoint folder (config.json + safetensors, or a diffusers folder with "
+          "model_index.json), or a Hugging Face Hub repository ORG/NAME[@REVISION], "
+          "downloaded into the shared Hub cache ($HF_HOME/hub) when not there yet.");
+ABSL_FLAG(std::string, cache_dir, "",
+          "Hub cache folder (default: OXINFER_CACHE, else HF_HUB_CACHE, else $HF_HOME/hub, "
+          "else ~/.cache/huggingface/hub).");
+ABSL_FLAG(bool, download_only, false,
+          "Download --model ORG/NAME into the cache, print its folder and exit.");
 ABSL_FLAG(std::string, quant, "", "Quantise weights at load: q8 (Q8_0) or q4 (Q4_0).");
 ABSL_FLAG(bool, mmap, false, "Map weights from disk instead of reading them into RAM.");
 ABSL_FLAG(int, prefill_chunk, 0, "Tokens per prefill chunk (default: the plugin's, 256 on CPU).");
@@ -162,8 +169,16 @@ int Main(int argc, char** argv) {
 
   auto quant = ParseQuant(absl::GetFlag(FLAGS_quant));
   if (!quant.ok()) return Fail(quant.status());
+  auto model_dir = ResolveModelSource(absl::GetFlag(FLAGS_model), absl::GetFlag(FLAGS_cache_dir));
+  if (!model_dir.ok()) return Fail(model_dir.status());
+  if (absl::GetFlag(FLAGS_download_only)) {
+    if (model_dir->empty())
+      return Fail(absl::InvalidArgumentError("--download-only needs --model"));
+    std::printf("%s\n", model_dir->c_str());
+    return 0;
+  }
   engine::EngineOptions options;
-  options.model_dir = absl::GetFlag(FLAGS_model);
+  options.model_dir = *model_dir;
   options.plugin_dirs = absl::GetFlag(FLAGS_plugin_dir);
   options.device = device;
   options.weight_dtype = *quant;

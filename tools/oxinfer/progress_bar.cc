@@ -43,7 +43,15 @@ void ProgressBar::Update(double done, double total, const std::string& what,
   std::string bar(filled, '#');
   bar.append(kWidth - filled, '.');
   std::string rate;
-  if (unit == "B" && elapsed > 0) rate = absl::StrFormat(", %s/s", Amount(done / elapsed, unit));
+  if (unit == "B" && elapsed > 0 && done > 0) {
+    const double per_s = done / elapsed;
+    rate = absl::StrFormat(", %s/s", Amount(per_s, unit));
+    if (!complete && total > done) {
+      const int eta = static_cast<int>((total - done) / per_s);
+      rate += eta >= 3600 ? absl::StrFormat(", ETA %dh%02dm", eta / 3600, eta / 60 % 60)
+                          : absl::StrFormat(", ETA %dm%02ds", eta / 60, eta % 60);
+    }
+  }
   // unit "%": plugins count in units of their own; show the share only.
   const std::string amounts =
       unit == "%" ? "" : absl::StrFormat(" %s/%s%s", Amount(done, unit), Amount(total, unit), rate);
