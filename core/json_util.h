@@ -16,11 +16,12 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "core/limits.h"
 #include "nlohmann/json.hpp"
 
 namespace oxinfer {
 
-inline constexpr int kMaxJsonDepth = 512;
+inline constexpr int kMaxJsonDepth = limits::kJsonDepth;
 
 // A consumer of parse events: nlohmann's SAX interface. Its callbacks see
 // only what passed the strict checks, in document order; they return true

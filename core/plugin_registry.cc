@@ -15,7 +15,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "core/host/abi_status.h"
 #include "core/host_services.h"
+#include "core/limits.h"
+#include "core/mapped_file.h"
 #include "core/paths.h"
 
 namespace oxinfer {
@@ -30,14 +33,14 @@ std::string RealPath(const std::string& path) {
 
 // Whether the file starts like a shared object this platform can load, so a
 // stray text or data file is reported plainly instead of through dlerror().
+// A FIFO or a device named like a plugin is refused before it is opened for
+// reading (dlopen would block on it or read it without end).
 absl::Status CheckObjectFile(const std::string& path) {
-  FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) {
-    return absl::NotFoundError(absl::StrFormat("%s: cannot open: %s", path, std::strerror(errno)));
-  }
+  absl::StatusOr<RegularFile> f = RegularFile::Open(path, limits::kPluginFileBytes);
+  if (!f.ok()) return f.status();
   unsigned char head[18] = {};
-  const size_t n = std::fread(head, 1, sizeof head, f);
-  std::fclose(f);
+  const size_t n = std::min<uint64_t>(f->size(), sizeof head);
+  if (absl::Status s = f->ReadAt(0, n, head); !s.ok()) return s;
   const bool elf = n >= 18 && head[0] == 0x7f && head[1] == 'E' && head[2] == 'L' && head[3] == 'F';
   const bool elf_shared = elf && (head[16] == 3 /* ET_DYN, little-endian */);
   const bool macho = n >= 4 && ((head[0] == 0xcf && head[1] == 0xfa && head[2] == 0xed) ||
@@ -210,18 +213,22 @@ absl::Status PluginRegistry::LoadFile(const std::string& path) {
   rec.score = p->score(HostServices(), message, sizeof message);
   rec.plugin = p;
   if (rec.score <= 0) {
-    rec.score = 0;
+    const std::string why = PluginText(message, sizeof message);
     rec.state = PluginState::kDeclined;
-    rec.reason = message[0] ? message : "declined without a reason";
+    rec.reason = !why.empty()    ? why
+                 : rec.score < 0 ? absl::StrFormat("score() failed (returned %d)", rec.score)
+                                 : "declined without a reason";
+    rec.score = 0;
     records_.push_back(rec);
     return absl::FailedPreconditionError(absl::StrCat(path, ": ", rec.reason));
   }
   message[0] = '\0';
   rec.iface = p->get_interface(HostServices(), message, sizeof message);
   if (rec.iface == nullptr) {
+    const std::string why = PluginText(message, sizeof message);
     return reject(
         absl::InternalError(absl::StrFormat("%s: plugin '%s' gave no interface: %s", path, rec.name,
-                                            message[0] ? message : "no reason given")));
+                                            why.empty() ? "no reason given" : why)));
   }
   // Every kind's interface starts with struct_size; a zero or tiny one is a broken plugin.
   if (*static_cast<const uint32_t*>(rec.iface) < sizeof(uint32_t) * 2) {

@@ -75,6 +75,10 @@ struct BackendInfo {
   // ABI 2.1: every device of a backend that sees several (device_info_at),
   // in its order (--device vulkan:1 takes index 1); empty when it has no list.
   std::vector<DeviceInfo> devices;
+  int32_t prefill_chunk = 0;  // ABI 2.1: tokens per prefill chunk; 0: the host's default
+  // A GPU backend whose device is a software implementation (its
+  // device_info's kind is cpu): "auto" passes it over.
+  bool software_device() const { return device.has_value() && device->kind == OXI_DEVICE_CPU; }
 
   bool complete() const { return (flags & OXI_BACKEND_COMPLETE) != 0; }
   bool host_memory() const { return (flags & OXI_BACKEND_HOST_MEMORY) != 0; }
@@ -105,6 +109,12 @@ struct BackendChoice {
   const PluginRecord* accelerator = nullptr;  // null: the CPU alone
   const PluginRecord* cpu = nullptr;          // the complete CPU backend (fallback); never null
   int32_t accelerator_device = 0;             // --device NAME:N: the accelerator's device index
+  // Why "auto" ran on the CPU alone or passed a GPU backend over ("" when it
+  // had no reason to).
+  std::string auto_note;
+
+  // One line for the user: "cuda (NVIDIA H200), the rest on cpu-avx2".
+  std::string Describe() const;
 };
 
 // Points the chosen accelerator at its device (select_device, ABI 2.1) when
@@ -147,7 +157,8 @@ class PluginRegistry {
 
   // The backends for --device:
   //   "auto" (or ""): the best-scoring loaded GPU backend as the accelerator
-  //     if there is one (never an ACCEL one), else the CPU alone;
+  //     if there is one (never an ACCEL one, nor a GPU backend over a
+  //     software device), else the CPU alone; auto_note says why not a GPU;
   //   "cpu": the CPU alone;
   //   "gpu": the best GPU backend, or NOT_FOUND saying what was seen;
   //   anything else: the backend of exactly that plugin name (never a

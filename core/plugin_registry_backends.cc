@@ -78,7 +78,29 @@ std::pair<std::string, int32_t> SplitDeviceIndex(absl::string_view device) {
   return {std::string(device.substr(0, colon)), index};
 }
 
+// The device's name for messages: device `index` of the list, else the
+// table's device_info, else its short device name.
+std::string DeviceLabel(const PluginRecord& r, int32_t index) {
+  const BackendInfo& b = r.backend;
+  if (index >= 0 && index < static_cast<int32_t>(b.devices.size()) &&
+      !b.devices[index].name.empty()) {
+    return b.devices[index].name;
+  }
+  if (b.device.has_value() && !b.device->name.empty()) return b.device->name;
+  return b.device_name;
+}
+
 }  // namespace
+
+std::string BackendChoice::Describe() const {
+  if (accelerator == nullptr) {
+    return cpu == nullptr ? "?" : absl::StrCat(cpu->name, " (", DeviceLabel(*cpu, -1), ")");
+  }
+  const bool listed = !accelerator->backend.devices.empty();
+  return absl::StrCat(accelerator->name, listed ? absl::StrCat(":", accelerator_device) : "",
+                      " (", DeviceLabel(*accelerator, listed ? accelerator_device : -1),
+                      "), the rest on ", cpu != nullptr ? cpu->name : "?");
+}
 
 const char* DeviceKindName(int32_t device_kind) {
   switch (device_kind) {
@@ -136,6 +158,9 @@ absl::Status PluginRegistry::CheckBackend(PluginRecord* rec) {
   rec->backend.flags = t->flags;
   rec->backend.device = QueryDeviceInfo(*t);
   rec->backend.devices = QueryDeviceList(*t);
+  if (OXI_HAS_FIELD(t, oxi_backend_iface, prefill_chunk) && t->prefill_chunk > 0) {
+    rec->backend.prefill_chunk = t->prefill_chunk;
+  }
   return absl::OkStatus();
 }
 
@@ -166,10 +191,15 @@ std::string PluginRegistry::DescribeBackends() const {
 absl::StatusOr<BackendChoice> PluginRegistry::ChooseBackends(absl::string_view device) const {
   const std::vector<const PluginRecord*> loaded = Loaded(OXI_PLUGIN_BACKEND);
   const PluginRecord* cpu = nullptr;
-  const PluginRecord* gpu = nullptr;
+  const PluginRecord* gpu = nullptr;           // the best GPU backend
+  const PluginRecord* hardware_gpu = nullptr;  // the best over a real device, for "auto"
   for (const PluginRecord* r : loaded) {  // best score first
     if (cpu == nullptr && IsCompleteCpu(*r)) cpu = r;
     if (gpu == nullptr && r->backend.device_kind == OXI_DEVICE_GPU) gpu = r;
+    if (hardware_gpu == nullptr && r->backend.device_kind == OXI_DEVICE_GPU &&
+        !r->backend.software_device()) {
+      hardware_gpu = r;
+    }
   }
   auto need_cpu = [&]() -> absl::Status {
     if (cpu != nullptr) return absl::OkStatus();
@@ -179,9 +209,27 @@ absl::StatusOr<BackendChoice> PluginRegistry::ChooseBackends(absl::string_view d
         DescribeBackends()));
   };
 
-  if (device.empty() || device == "auto" || device == "cpu") {
+  if (device == "cpu") {
     if (absl::Status s = need_cpu(); !s.ok()) return s;
-    return BackendChoice{device == "cpu" ? nullptr : gpu, cpu};
+    return BackendChoice{nullptr, cpu};
+  }
+  if (device.empty() || device == "auto") {
+    if (absl::Status s = need_cpu(); !s.ok()) return s;
+    BackendChoice c{hardware_gpu, cpu};
+    if (hardware_gpu == nullptr && gpu != nullptr) {
+      c.auto_note = absl::StrCat("passed over ", gpu->name, " (", DeviceLabel(*gpu, -1),
+                                 "): a software device, slower than the CPU backend");
+    } else if (hardware_gpu == nullptr) {
+      std::vector<std::string> why;
+      for (const PluginRecord& r : records_) {
+        if (r.kind == OXI_PLUGIN_BACKEND && r.state == PluginState::kDeclined) {
+          why.push_back(absl::StrCat(r.name, ": ", r.reason));
+        }
+      }
+      c.auto_note = why.empty() ? "no GPU backend is installed"
+                                : absl::StrCat("no usable GPU (", absl::StrJoin(why, "; "), ")");
+    }
+    return c;
   }
   if (device == "gpu") {
     if (gpu == nullptr) {

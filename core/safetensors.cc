@@ -430,7 +430,7 @@ absl::StatusOr<ModelWeights> ModelWeights::Open(const std::string& dir_or_file, 
   }
 
   // Sharded checkpoint.
-  absl::StatusOr<std::string> text = ReadFileToString(path);
+  absl::StatusOr<std::string> text = ReadFileToString(path, limits::kShardIndexBytes);
   if (!text.ok()) return text.status();
   const std::string where = absl::StrFormat("safetensors index '%s'", path);
   absl::StatusOr<json> parsed = ParseJsonStrict(*text);

@@ -40,13 +40,14 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "core/limits.h"
 #include "core/mapped_file.h"
 #include "core/tensor.h"
 #include "oxinfer/dtype.h"
 
 namespace oxinfer {
 
-inline constexpr uint64_t kMaxSafetensorsHeaderBytes = 100ull << 20;  // 100 MiB
+inline constexpr uint64_t kMaxSafetensorsHeaderBytes = limits::kSafetensorsHeaderBytes;
 
 // "BF16" -> OXI_DTYPE_BF16. Valid safetensors dtypes oxinfer cannot use
 // (F8_E4M3, F8_E5M2, U16, U32, U64, ...) give UNIMPLEMENTED naming the dtype;

@@ -4,9 +4,14 @@
 #
 #   fuzz/build_and_run.sh                 # the safetensors header parser, 1,000,000 runs
 #   fuzz/build_and_run.sh json            # the json_parse host service
+#   fuzz/build_and_run.sh jinja           # chat templates: lexer, parser, renderer (budget on)
+#   fuzz/build_and_run.sh tokenizer       # tokenizer.json loading, encode, decode
 #   fuzz/build_and_run.sh hub_model_info  # the Hub's model-info answers
+#   fuzz/build_and_run.sh gguf            # GGUF headers and the dequantisers
 #   RUNS=5000000 fuzz/build_and_run.sh
 #   MAX_TIME=600 RUNS=-1 fuzz/build_and_run.sh json
+#   fuzz/build_and_run.sh png             # a codec plugin's glue: png, jpeg, webp, gif,
+#                                         # bmp, sndfile, ffmpeg
 #
 # New inputs go to $WORK/corpus (not the committed seed corpus); crashes to
 # $WORK/crash-*. Needs clang-14 and libclang-rt-14-dev (Debian 12).
@@ -14,6 +19,7 @@ set -euo pipefail
 
 cd "$(dirname "$0")/.."
 TARGET="${1:-safetensors}"
+LIBS=()
 case "$TARGET" in
   safetensors)
     NAME=safetensors_header_fuzzer
@@ -24,13 +30,58 @@ case "$TARGET" in
     NAME=json_document_fuzzer
     SRCS=(fuzz/json_document_fuzzer.cc core/host/json.cc core/json_util.cc)
     MAX_LEN=8192 ;;
+  tool_call)
+    NAME=tool_call_fuzzer
+    SRCS=(fuzz/tool_call_fuzzer.cc core/engine/tool_call_parser.cc core/engine/tool_call_body.cc
+      core/engine/tool_call.cc core/engine/text_filters.cc core/engine/generation.cc
+      core/chat/value.cc core/chat/value_json_reader.cc core/chat/value_json_writer.cc
+      core/chat/value_utf8.cc)
+    MAX_LEN=4096 ;;
+  conversation|calculator)
+    NAME=${TARGET}_fuzzer
+    SRCS=(fuzz/conversation_fuzzer.cc "fuzz/${TARGET}_fuzzer_main.cc" core/engine/conversation_json.cc
+      core/engine/message.cc core/engine/tool_call.cc core/mapped_file.cc
+      core/builtin_tools/calculator.cc core/chat/value.cc core/chat/value_json_reader.cc
+      core/chat/value_json_writer.cc core/chat/value_utf8.cc -lgmp)
+    MAX_LEN=8192 ;;
+  jinja)
+    NAME=jinja_template_fuzzer
+    SRCS=(fuzz/jinja_template_fuzzer.cc $(ls core/chat/jinja*.cc core/chat/value*.cc))
+    MAX_LEN=2048 ;;
+  tokenizer)
+    NAME=tokenizer_json_fuzzer
+    SRCS=(fuzz/tokenizer_json_fuzzer.cc $(ls core/tokenizer/*.cc core/mapped_file.cc))
+    LIBS=(-licuuc -licui18n -licudata -lre2)
+    MAX_LEN=16384 ;;
   hub_model_info)
     NAME=hub_model_info_fuzzer
     SRCS=(fuzz/hub_model_info_fuzzer.cc core/hub/model_info.cc core/hub/file_selection.cc
       core/hub/repo_spec.cc core/json_util.cc)
     MAX_LEN=8192 ;;
-  *) echo "unknown fuzz target '$TARGET' (safetensors, json, hub_model_info)" >&2; exit 2 ;;
+  gguf)
+    NAME=gguf_header_fuzzer
+    SRCS=(fuzz/gguf_header_fuzzer.cc core/gguf/gguf_file.cc core/gguf/dequantize.cc)
+    MAX_LEN=4096 ;;
+  png|jpeg|webp|gif|bmp|sndfile|ffmpeg)
+    NAME=codec_${TARGET}_fuzzer
+    SRCS=(fuzz/codec_fuzzer_main.cc fuzz/codec_fuzz_input.cc plugins/codecs/$TARGET/*.cc)
+    case "$TARGET" in
+      png) LIBS=(-lpng16 -lz) ;;
+      jpeg) LIBS=(-ljpeg) ;;
+      webp) LIBS=(-lwebpdemux -lwebp) ;;
+      gif) LIBS=(-lgif) ;;
+      bmp) LIBS=() ;;
+      sndfile) LIBS=(-lsndfile) ;;
+      ffmpeg) LIBS=(-lavformat -lavcodec -lavutil -lswresample) ;;
+    esac
+    CORPUS_NAME=codec_$TARGET
+    MAX_LEN="${MAX_LEN:-16384}" ;;
+  *) echo "unknown fuzz target '$TARGET' (safetensors, json, jinja, tokenizer, hub_model_info, gguf, tool_call," \
+    "conversation, calculator, png, jpeg, webp, gif, bmp, sndfile, ffmpeg)" >&2
+    exit 2 ;;
 esac
+LIBS=("${LIBS[@]:-}")
+CORPUS_NAME="${CORPUS_NAME:-$TARGET}"
 CXX="${CXX:-clang++-14}"
 WORK="${WORK:-/tmp/oxinfer-fuzz}/$TARGET"
 RUNS="${RUNS:-1000000}"
@@ -44,9 +95,9 @@ ABSL_LIBS=(absl_status absl_statusor absl_strings absl_strings_internal absl_str
 
 "$CXX" -std=c++17 -O1 -g -fno-omit-frame-pointer \
   -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-  -I. -Icore/sdk/include "${SRCS[@]}" -o "$WORK/$NAME" "${ABSL_LIBS[@]/#/-l}"
+  -I. -Icore/sdk/include "${SRCS[@]}" -o "$WORK/$NAME" "${ABSL_LIBS[@]/#/-l}" ${LIBS[@]}
 
 echo "built $WORK/$NAME"
 "$WORK/$NAME" -runs="$RUNS" -max_total_time="$MAX_TIME" -max_len="$MAX_LEN" \
   -print_final_stats=1 -artifact_prefix="$WORK/" \
-  "$WORK/corpus" "fuzz/corpus/$TARGET"
+  "$WORK/corpus" "fuzz/corpus/$CORPUS_NAME"

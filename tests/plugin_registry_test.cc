@@ -11,6 +11,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "core/paths.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -325,6 +326,73 @@ TEST(PluginRegistryTest, SearchPathPutsTheInstallationFirst) {
   EXPECT_EQ(dirs[0], RealPath(ExecutableDir()));
   EXPECT_EQ(dirs[1], flag);
   EXPECT_EQ(dirs[2], env);
+}
+
+
+// --device NAME:N (ABI 2.1): device N of a backend that can select devices;
+// the listing holds every device, and the backend's prefill chunk.
+TEST(PluginRegistryTest, ADeviceNumberSelectsOneOfABackendsDevices) {
+  PluginRegistry registry;
+  Load(&registry, {"test_cpu", "two_gpus", "partial_gpu"});
+  const PluginRecord* gpus = registry.FindByName("test-gpus");
+  ASSERT_NE(gpus, nullptr);
+  ASSERT_EQ(gpus->state, PluginState::kLoaded) << gpus->reason;
+  ASSERT_EQ(gpus->backend.devices.size(), 2u);
+  EXPECT_EQ(gpus->backend.devices[1].name, "second test GPU");
+  EXPECT_EQ(gpus->backend.prefill_chunk, 384);
+
+  auto second = registry.ChooseBackends("test-gpus:1");
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_EQ(second->accelerator, gpus);
+  EXPECT_EQ(second->accelerator_device, 1);
+  EXPECT_EQ(second->cpu->name, "test-cpu");
+  EXPECT_EQ(second->Describe(), "test-gpus:1 (second test GPU), the rest on test-cpu");
+  EXPECT_TRUE(SelectChosenDevice(*second).ok());
+  auto plain = registry.ChooseBackends("test-gpus");
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_EQ(plain->accelerator_device, 0);
+
+  auto past = registry.ChooseBackends("test-gpus:2");
+  EXPECT_EQ(past.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(past.status().message(), HasSubstr("backend 'test-gpus' has 2 devices"));
+  // A backend without a device list has its one device only.
+  auto single = registry.ChooseBackends("test-gpu:1");
+  EXPECT_EQ(single.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(single.status().message(), HasSubstr("test-gpu"));
+  EXPECT_TRUE(registry.ChooseBackends("test-gpu:0").ok());
+  for (const char* bad : {"test-gpus:x", "test-gpus:-1", "test-gpus:", "auto:1"}) {
+    EXPECT_FALSE(registry.ChooseBackends(bad).ok()) << bad;
+  }
+}
+
+TEST(PluginRegistryTest, AutoPassesASoftwareGpuOverAndSaysWhy) {
+  PluginRegistry registry;
+  Load(&registry, {"test_cpu", "soft_gpu"});
+  auto chosen = registry.ChooseBackends("auto");
+  ASSERT_TRUE(chosen.ok()) << chosen.status();
+  EXPECT_EQ(chosen->accelerator, nullptr);
+  EXPECT_THAT(chosen->auto_note, HasSubstr("passed over test-soft-gpu (llvmpipe (software))"));
+  EXPECT_EQ(registry.ChooseBackends("gpu")->accelerator->name, "test-soft-gpu");
+  EXPECT_EQ(registry.ChooseBackends("test-soft-gpu")->accelerator->name, "test-soft-gpu");
+
+  // With a real GPU as well, auto takes that one though it scores lower.
+  Load(&registry, {"partial_gpu"});
+  auto both = registry.ChooseBackends("auto");
+  ASSERT_TRUE(both.ok()) << both.status();
+  ASSERT_NE(both->accelerator, nullptr);
+  EXPECT_EQ(both->accelerator->name, "test-gpu");
+  EXPECT_EQ(both->auto_note, "");
+}
+
+TEST(PluginRegistryTest, AutoWithoutAGpuNamesTheDeclinedOnes) {
+  PluginRegistry registry;
+  Load(&registry, {"test_cpu", "declining"});
+  auto chosen = registry.ChooseBackends("auto");
+  ASSERT_TRUE(chosen.ok()) << chosen.status();
+  EXPECT_EQ(chosen->accelerator, nullptr);
+  EXPECT_THAT(chosen->auto_note,
+              HasSubstr("no usable GPU (declining: needs a device this machine does not have"));
+  EXPECT_THAT(chosen->Describe(), HasSubstr("test-cpu ("));
 }
 
 }  // namespace

@@ -10,6 +10,11 @@ PACKAGES=(
   libabsl-dev libre2-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   zlib1g-dev libpng-dev nlohmann-json3-dev libicu-dev
+  # media codec plugins (plugins/codecs) and core/media's resampler
+  libjpeg62-turbo-dev libwebp-dev libgif-dev libstb-dev libsoxr-dev
+  libsndfile1-dev libavformat-dev libavcodec-dev libavutil-dev libswresample-dev
+  libgmp-dev                # the built-in calculator tool (exact rationals)
+  pkg-config                # the C API install test builds examples/embed.c with it
   libcurl4-openssl-dev libssl-dev   # Hub downloads (core/hub), sha256
   libcpp-httplib-dev        # the loopback Hub server of tests/hub
   python3                   # .ci/run's summary only; the build needs no Python packages

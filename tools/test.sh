@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds everything and runs every test; ends with "N passed, N failed"
-# (test targets) and exits non-zero on any failure.
+# Builds everything and runs every test; prints one line per backend of the
+# CI matrix, then ends with "N passed, N failed" (test targets) and exits
+# non-zero on any failure.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,8 +15,11 @@ status=${PIPESTATUS[0]}
 passed=$(grep -cE '^//[^ ]+ +(\(cached\) )?PASSED' "$log")
 failed=$(grep -cE '^//[^ ]+ +(\(cached\) )?(FAILED|TIMEOUT|NO STATUS|INCOMPLETE|FLAKY)' "$log")
 cases=$(find -L bazel-testlogs/ -name test.xml 2>/dev/null | xargs -r grep -ho '<testcase ' | wc -l)
-rm -f "$log"
 echo "test cases (gtest) in the logs: ${cases}"
+# The CI matrix (tests/backend_matrix.bzl): suites named <suite>__<backend>,
+# one summary line per backend.
+bash tools/backend_summary.sh "$log"
+rm -f "$log"
 if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then failed=1; fi  # build or infra failure
 echo "${passed} passed, ${failed} failed"
 [ "$status" -eq 0 ] && [ "$failed" -eq 0 ]

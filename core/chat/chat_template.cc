@@ -1,10 +1,9 @@
 #include "core/chat/chat_template.h"
 
-#include <fstream>
-#include <sstream>
-
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "core/limits.h"
+#include "core/mapped_file.h"
 
 namespace oxinfer::chat {
 namespace {
@@ -24,12 +23,9 @@ constexpr const char* kReasoningFields[] = {"reasoning_content", "thinking", "re
 
 // Gemma 2/3 (as google/gemma-3 tokenizer_config.json): system text folded
 // into the first user turn.
-absl::StatusOr<std::string> ReadFile(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return absl::NotFoundError(absl::StrCat("cannot open ", path));
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
+// Bounded, and a FIFO or device is refused before it is opened for reading.
+absl::StatusOr<std::string> ReadFile(const std::string& path, uint64_t max_bytes) {
+  return ReadFileToString(path, max_bytes);
 }
 
 Value SpecialTokensFromConfig(const Value& config) {
@@ -99,6 +95,7 @@ absl::StatusOr<ChatTemplate> ChatTemplate::FromSource(absl::string_view source,
   }
   ChatTemplate ct;
   ct.templates_["default"] = std::make_shared<JinjaTemplate>(std::move(*t));
+  ct.sources_ = std::string(source);
   if (special_tokens.is_dict()) {
     for (const auto& [k, v] : special_tokens.object().items())
       ct.special_tokens_.object().Set(k, v);
@@ -125,6 +122,7 @@ absl::StatusOr<ChatTemplate> ChatTemplate::FromTokenizerConfig(absl::string_view
                           absl::StrCat("chat template '", n, "': ", t.status().message()));
     }
     ct.templates_[n] = std::make_shared<JinjaTemplate>(std::move(*t));
+    ct.sources_ += src.as_string();
     return absl::OkStatus();
   };
   if (tmpl->is_string()) {
@@ -155,7 +153,9 @@ absl::StatusOr<ChatTemplate> ChatTemplate::FromTokenizerConfig(absl::string_view
 absl::StatusOr<ChatTemplate> ChatTemplate::FromModelDir(const std::string& dir,
                                                        absl::string_view default_source,
                                                        const Value& default_special_tokens) {
-  auto config_text = ReadFile(dir + "/tokenizer_config.json");
+  auto config_text = ReadFile(dir + "/tokenizer_config.json", limits::kConfigFileBytes);
+  // Absent is fine; present but unreadable (a FIFO, too large) is an error.
+  if (!config_text.ok() && !absl::IsNotFound(config_text.status())) return config_text.status();
   Value special = Value::Dict();
   if (config_text.ok()) {
     auto config = Value::FromJson(*config_text);
@@ -174,8 +174,9 @@ absl::StatusOr<ChatTemplate> ChatTemplate::FromModelDir(const std::string& dir,
     if (t.ok()) t->special_tokens_ = special;
     return t;
   };
-  auto jinja = ReadFile(dir + "/chat_template.jinja");
+  auto jinja = ReadFile(dir + "/chat_template.jinja", limits::kTemplateFileBytes);
   if (jinja.ok()) return FromSource(*jinja, special);
+  if (!absl::IsNotFound(jinja.status())) return jinja.status();
   if (config_text.ok()) {
     auto t = FromTokenizerConfig(*config_text);
     if (t.ok() || !absl::IsNotFound(t.status())) return with_defaults(std::move(t));

@@ -56,11 +56,15 @@ class ChatTemplate {
   const Value& special_tokens() const { return special_tokens_; }
   // Names of the templates held ("default" for a single one).
   std::vector<std::string> template_names() const;
+  // Every held template's source, concatenated: what a host scans for a
+  // family's markers (such as its tool-call syntax).
+  const std::string& sources() const { return sources_; }
 
  private:
   ChatTemplate() = default;
   std::map<std::string, std::shared_ptr<JinjaTemplate>> templates_;
   std::string selected_;  // explicit choice, or empty
+  std::string sources_;
   Value special_tokens_ = Value::Dict();
 };
 

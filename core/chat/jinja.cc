@@ -17,6 +17,7 @@ namespace oxinfer::chat {
 
 struct JinjaTemplate::Program {
   jinja_internal::Body body;
+  JinjaBudget budget;
 };
 
 absl::StatusOr<JinjaTemplate> JinjaTemplate::Parse(absl::string_view source,
@@ -26,6 +27,7 @@ absl::StatusOr<JinjaTemplate> JinjaTemplate::Parse(absl::string_view source,
   OXI_ASSIGN_OR_RETURN(auto body, parser.ParseTemplate());
   auto program = std::make_shared<Program>();
   program->body = std::move(body);
+  program->budget = options.budget;
   return JinjaTemplate(std::move(program));
 }
 
@@ -38,7 +40,7 @@ absl::StatusOr<std::string> JinjaTemplate::Render(const Value& context) const {
     return absl::InvalidArgumentError("render context must be a dict");
   }
   jinja_internal::ScopePtr top = jinja_internal::Child(globals);
-  jinja_internal::Renderer r;
+  jinja_internal::Renderer r(program_->budget);
   std::string out;
   OXI_RETURN_IF_ERROR(r.RenderBody(program_->body, top, &out));
   return out;

@@ -28,13 +28,23 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "core/chat/value.h"
+#include "core/limits.h"
 
 namespace oxinfer::chat {
+
+// The execution budget of one Render (docs/limits.md): exceeding it is a
+// RESOURCE_EXHAUSTED error naming the limit, never a hang or a crash.
+struct JinjaBudget {
+  int64_t max_steps = limits::kTemplateSteps;  // statements and expressions
+  size_t max_output_bytes = limits::kTemplateOutputBytes;
+  int max_call_depth = limits::kTemplateCallDepth;
+};
 
 struct JinjaOptions {
   bool trim_blocks = true;
   bool lstrip_blocks = true;
   bool keep_trailing_newline = false;
+  JinjaBudget budget;
 };
 
 class JinjaTemplate {

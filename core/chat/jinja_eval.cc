@@ -4,18 +4,50 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "core/chat/jinja_filters.h"
 #include "core/chat/jinja_is_tests.h"
 #include "core/chat/jinja_ops.h"
 #include "core/chat/jinja_renderer.h"
 #include "core/chat/jinja_status.h"
+#include "core/limits.h"
 #include "oxinfer/sdk/status.hpp"
 
 namespace oxinfer::chat::jinja_internal {
 
+absl::Status Renderer::Step(int line) {
+  if (++steps_ <= budget_.max_steps) return absl::OkStatus();
+  return absl::ResourceExhaustedError(absl::StrFormat(
+      "line %d: the template ran more than its budget of %d steps", line, budget_.max_steps));
+}
+
+absl::Status Renderer::CheckSize(const Value& v, int line) const {
+  if (v.is_string() && v.as_string().size() > budget_.max_output_bytes) {
+    return absl::ResourceExhaustedError(
+        absl::StrFormat("line %d: the template built a string of %d bytes, more than its budget "
+                        "of %d bytes",
+                        line, v.as_string().size(), budget_.max_output_bytes));
+  }
+  if (v.is_array() && v.array().size() > limits::kTemplateListItems) {
+    return absl::ResourceExhaustedError(absl::StrFormat(
+        "line %d: the template built a list of %d items, more than its budget of %d", line,
+        v.array().size(), limits::kTemplateListItems));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Renderer::CheckOutput(const std::string& out, int line) const {
+  if (out.size() <= budget_.max_output_bytes) return absl::OkStatus();
+  return absl::ResourceExhaustedError(
+      absl::StrFormat("line %d: the template's output is more than its budget of %d bytes", line,
+                      budget_.max_output_bytes));
+}
+
 absl::StatusOr<Value> Renderer::Eval(const Expr& e, const ScopePtr& scope) {
+  OXI_RETURN_IF_ERROR(Step(e.line));
   auto r = EvalInner(e, scope);
   if (!r.ok()) return AtLine(r.status(), e.line);
+  OXI_RETURN_IF_ERROR(CheckSize(*r, e.line));
   return r;
 }
 

@@ -11,6 +11,7 @@
 #include "core/chat/jinja_ops.h"
 #include "core/chat/jinja_pystr.h"
 #include "core/chat/jinja_status.h"
+#include "core/limits.h"
 #include "oxinfer/sdk/status.hpp"
 
 namespace oxinfer::chat::jinja_internal {
@@ -130,6 +131,7 @@ Value StringMethod(const std::string& s, const std::string& name) {
         if (!items[i].is_string()) return Err("join(): sequence item must be str");
         if (i) out += s;
         out += items[i].as_string();
+        if (out.size() > limits::kTemplateOutputBytes) break;  // refused by the renderer
       }
       return Value(out);
     });

@@ -10,10 +10,12 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "core/chat/jinja_format.h"
 #include "core/chat/jinja_methods.h"
 #include "core/chat/jinja_pystr.h"
 #include "core/chat/jinja_status.h"
+#include "core/limits.h"
 #include "oxinfer/sdk/status.hpp"
 
 namespace oxinfer::chat::jinja_internal {
@@ -275,6 +277,31 @@ absl::StatusOr<bool> Compare(const std::string& op, const Value& left, const Val
   return op == "<" ? *c < 0 : op == ">" ? *c > 0 : op == "<=" ? *c <= 0 : *c >= 0;
 }
 
+namespace {
+
+// Integers are 64-bit (docs/limits.md): a result beyond is an error, not a
+// wrapped value (Python would make a big integer).
+absl::Status IntTooLarge(const std::string& op) {
+  return absl::ResourceExhaustedError(
+      absl::StrCat("integer result of '", op, "' does not fit in 64 bits"));
+}
+
+absl::StatusOr<Value> IntPow(int64_t base, int64_t exp) {
+  int64_t r = 1;
+  for (;;) {
+    if (exp & 1) {
+      if (__builtin_mul_overflow(r, base, &r)) return IntTooLarge("**");
+    }
+    exp >>= 1;
+    if (exp == 0) return Value(r);
+    // base is squared only while more bits of exp remain; |base| <= 1 never
+    // overflows, whatever the exponent.
+    if (__builtin_mul_overflow(base, base, &base)) return IntTooLarge("**");
+  }
+}
+
+}  // namespace
+
 absl::StatusOr<Value> Arith(const std::string& op, const Value& a, const Value& b) {
   auto type_error = [&]() {
     if (a.is_undefined() || b.is_undefined()) {
@@ -301,8 +328,12 @@ absl::StatusOr<Value> Arith(const std::string& op, const Value& a, const Value& 
     if (seq && (n->is_int() || n->is_bool())) {
       int64_t k = std::max<int64_t>(0, n->as_int());
       size_t unit = seq->is_string() ? seq->as_string().size() : seq->array().size();
-      if (unit > 0 && k > static_cast<int64_t>((size_t{1} << 26) / unit)) {
-        return Err("repetition result too large");
+      const size_t cap =
+          seq->is_string() ? limits::kTemplateOutputBytes : limits::kTemplateListItems;
+      if (unit > 0 && k > static_cast<int64_t>(cap / unit)) {
+        return absl::ResourceExhaustedError(
+            absl::StrFormat("repetition result larger than the template budget of %d %s", cap,
+                            seq->is_string() ? "bytes" : "items"));
       }
       if (seq->is_string()) {
         std::string out;
@@ -321,12 +352,17 @@ absl::StatusOr<Value> Arith(const std::string& op, const Value& a, const Value& 
   }
   if (!a.is_number() || !b.is_number()) return type_error();
   bool ints = !a.is_float() && !b.is_float();
-  if (op == "+")
-    return ints ? Value(a.as_int() + b.as_int()) : Value(a.as_double() + b.as_double());
-  if (op == "-")
-    return ints ? Value(a.as_int() - b.as_int()) : Value(a.as_double() - b.as_double());
-  if (op == "*")
-    return ints ? Value(a.as_int() * b.as_int()) : Value(a.as_double() * b.as_double());
+  if (ints && (op == "+" || op == "-" || op == "*")) {
+    int64_t r = 0;
+    const bool over = op == "+"   ? __builtin_add_overflow(a.as_int(), b.as_int(), &r)
+                      : op == "-" ? __builtin_sub_overflow(a.as_int(), b.as_int(), &r)
+                                  : __builtin_mul_overflow(a.as_int(), b.as_int(), &r);
+    if (over) return IntTooLarge(op);
+    return Value(r);
+  }
+  if (op == "+") return Value(a.as_double() + b.as_double());
+  if (op == "-") return Value(a.as_double() - b.as_double());
+  if (op == "*") return Value(a.as_double() * b.as_double());
   if (op == "/") {
     if (b.as_double() == 0) return Err("division by zero");
     return Value(a.as_double() / b.as_double());
@@ -335,6 +371,10 @@ absl::StatusOr<Value> Arith(const std::string& op, const Value& a, const Value& 
     if (b.as_double() == 0) return Err(op == "%" ? "modulo by zero" : "integer division by zero");
     if (ints) {
       int64_t x = a.as_int(), y = b.as_int();
+      if (x == INT64_MIN && y == -1) {
+        if (op == "%") return Value(int64_t{0});
+        return IntTooLarge(op);
+      }
       int64_t q = x / y, r = x % y;
       if (r != 0 && ((r < 0) != (y < 0))) {
         --q;
@@ -349,11 +389,7 @@ absl::StatusOr<Value> Arith(const std::string& op, const Value& a, const Value& 
     return Value(std::floor((x - r) / y + 0.5));
   }
   if (op == "**") {
-    if (ints && b.as_int() >= 0) {
-      int64_t r = 1;
-      for (int64_t i = 0; i < b.as_int(); ++i) r *= a.as_int();
-      return Value(r);
-    }
+    if (ints && b.as_int() >= 0) return IntPow(a.as_int(), b.as_int());
     return Value(std::pow(a.as_double(), b.as_double()));
   }
   return Err(absl::StrCat("unknown operator ", op));

@@ -80,8 +80,10 @@ absl::StatusOr<ExprPtr> Parser::Literal(Value v, int line) {
 }
 
 absl::StatusOr<ExprPtr> Parser::ParsePostfix(ExprPtr node) {
-  while (true) {
+  // Each postfix nests the tree one level: bounded like recursion.
+  for (int chain = 0;; ++chain) {
     int line = Cur().line;
+    if (chain > kMaxDepth) return LineError(line, "expression nested too deeply");
     if (IsOp(".")) {
       ++pos_;
       if (Cur().type == Tok::kName) {
@@ -210,7 +212,8 @@ absl::StatusOr<ExprPtr> Parser::ParseFilterExpr(ExprPtr node) {
 // Parses one or more "| name(args)"; subject may be null (filter blocks).
 absl::StatusOr<ExprPtr> Parser::ParseFilterChain(ExprPtr subject, bool leading_pipe) {
   bool first = true;
-  while (true) {
+  for (int chain = 0;; ++chain) {
+    if (chain > kMaxDepth) return LineError(Cur().line, "expression nested too deeply");
     if (leading_pipe || !first) {
       if (!SkipOp("|")) break;
     }

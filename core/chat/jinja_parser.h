@@ -16,6 +16,7 @@
 #include "core/chat/jinja_ast.h"
 #include "core/chat/jinja_lexer.h"
 #include "core/chat/value.h"
+#include "core/limits.h"
 
 namespace oxinfer::chat::jinja_internal {
 
@@ -77,7 +78,7 @@ class Parser {
 
   // Bounds recursion so that hostile templates fail instead of overflowing
   // the stack.
-  static constexpr int kMaxDepth = 256;
+  static constexpr int kMaxDepth = limits::kTemplateNestingDepth;
   struct DepthGuard {
     explicit DepthGuard(Parser* p) : p(p) { ++p->depth_; }
     ~DepthGuard() { --p->depth_; }

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "core/chat/jinja_status.h"
+#include "core/limits.h"
 
 namespace oxinfer::chat::jinja_internal {
 namespace {
@@ -195,6 +196,8 @@ std::string PyReplace(const std::string& s, const std::string& old, const std::s
         out += nw;
         ++n;
       }
+      // Over the budget: the renderer refuses the result (its size check).
+      if (out.size() > limits::kTemplateOutputBytes) return out;
       if (i < u.size()) out += EncodeUtf8(u.substr(i, 1));
     }
     return out;
@@ -209,6 +212,7 @@ std::string PyReplace(const std::string& s, const std::string& old, const std::s
     out += nw;
     pos = f + old.size();
     ++n;
+    if (out.size() > limits::kTemplateOutputBytes) return out;  // refused by the renderer
   }
   out.append(s, pos, std::string::npos);
   return out;

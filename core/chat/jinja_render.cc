@@ -53,6 +53,12 @@ absl::Status Renderer::RenderBody(const Body& body, const ScopePtr& scope, std::
 }
 
 absl::Status Renderer::RenderNode(const Node& n, const ScopePtr& scope, std::string* out) {
+  OXI_RETURN_IF_ERROR(Step(n.line));
+  OXI_RETURN_IF_ERROR(RenderNodeInner(n, scope, out));
+  return CheckOutput(*out, n.line);
+}
+
+absl::Status Renderer::RenderNodeInner(const Node& n, const ScopePtr& scope, std::string* out) {
   switch (n.kind) {
     case Node::kText:
       out->append(n.text);
@@ -179,6 +185,8 @@ absl::Status Renderer::RenderFor(const Node& n, const ScopePtr& scope, std::stri
   if (items.empty()) return RenderBody(n.else_body, scope, out);
   int64_t len = static_cast<int64_t>(items.size());
   for (int64_t i = 0; i < len; ++i) {
+    // An iteration is a step even when the body is empty.
+    OXI_RETURN_IF_ERROR(Step(n.line));
     ScopePtr s = Child(scope);
     OXI_RETURN_IF_ERROR(BindTargets(n, s, items[i]));
     if (n.uses_loop) s->vars["loop"] = MakeLoop(items, i);
@@ -232,7 +240,7 @@ Value Renderer::MakeMacro(const Node& n, const ScopePtr& defining_scope) {
         }
         s->vars["varargs"] = Value::Tuple(varargs);
         s->vars["kwargs"] = kwargs;
-        if (++self->depth_ > 200) {
+        if (++self->depth_ > self->budget_.max_call_depth) {
           --self->depth_;
           return LineError(node->line, absl::StrCat("macro '", name, "': recursion too deep"));
         }

@@ -11,6 +11,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "core/chat/jinja.h"
 #include "core/chat/jinja_ast.h"
 #include "core/chat/jinja_scope.h"
 #include "core/chat/value.h"
@@ -19,7 +20,7 @@ namespace oxinfer::chat::jinja_internal {
 
 class Renderer {
  public:
-  Renderer() = default;
+  explicit Renderer(const JinjaBudget& budget) : budget_(budget) {}
   Renderer(const Renderer&) = delete;
   Renderer& operator=(const Renderer&) = delete;
   // Breaks the reference cycles of macros stored in the scopes they capture.
@@ -31,11 +32,19 @@ class Renderer {
   absl::StatusOr<Value> Eval(const Expr& e, const ScopePtr& scope);
 
  private:
+  // RESOURCE_EXHAUSTED once the budget's steps are spent.
+  absl::Status Step(int line);
+  // RESOURCE_EXHAUSTED when a string or list built is larger than the
+  // budget's output.
+  absl::Status CheckSize(const Value& v, int line) const;
+  absl::Status CheckOutput(const std::string& out, int line) const;
+
   // What the last statement asks of the enclosing loop.
   enum class Flow { kNormal, kBreak, kContinue };
 
   // Statements (jinja_render.cc).
   absl::Status RenderNode(const Node& n, const ScopePtr& scope, std::string* out);
+  absl::Status RenderNodeInner(const Node& n, const ScopePtr& scope, std::string* out);
   absl::Status Assign(const Node& n, const ScopePtr& scope, Value v);
   absl::Status BindTargets(const Node& n, const ScopePtr& scope, const Value& item);
   absl::Status RenderFor(const Node& n, const ScopePtr& scope, std::string* out);
@@ -51,6 +60,8 @@ class Renderer {
   // blocks and {% set x | f %}).
   absl::StatusOr<Value> EvalWithPipe(const Expr& chain, const ScopePtr& scope, Value input);
 
+  const JinjaBudget budget_;
+  int64_t steps_ = 0;
   Flow flow_ = Flow::kNormal;
   const Value* pipe_input_ = nullptr;
   int depth_ = 0;  // macro calls in progress

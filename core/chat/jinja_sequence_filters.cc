@@ -14,6 +14,7 @@
 #include "core/chat/jinja_ops.h"
 #include "core/chat/jinja_pystr.h"
 #include "core/chat/jinja_status.h"
+#include "core/limits.h"
 #include "oxinfer/sdk/status.hpp"
 
 namespace oxinfer::chat::jinja_internal {
@@ -135,6 +136,7 @@ absl::StatusOr<Value> JoinFilter(const Value& v, const CallArgs& a) {
     if (i && sep) out += sep->Str();
     OXI_ASSIGN_OR_RETURN(Value x, ItemOrAttribute(items[i], attr));
     out += x.Str();
+    if (out.size() > limits::kTemplateOutputBytes) break;  // refused by the renderer
   }
   return Value(out);
 }

@@ -9,11 +9,13 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "core/chat/jinja_filters.h"
 #include "core/chat/jinja_format.h"
 #include "core/chat/jinja_ops.h"
 #include "core/chat/jinja_pystr.h"
 #include "core/chat/jinja_status.h"
+#include "core/limits.h"
 #include "oxinfer/sdk/status.hpp"
 
 namespace oxinfer::chat::jinja_internal {
@@ -47,6 +49,15 @@ absl::StatusOr<Value> EscapeFilter(const Value& v, const CallArgs& /*a*/) {
   return Value(out);
 }
 
+// A width or indent a filter pads with: padding beyond the template budget is
+// refused before it is allocated.
+absl::Status CheckWidth(const char* filter, const char* arg, int64_t width) {
+  if (width <= static_cast<int64_t>(limits::kTemplateOutputBytes)) return absl::OkStatus();
+  return absl::ResourceExhaustedError(
+      absl::StrFormat("%s: %s=%d is more than the template budget of %d bytes", filter, arg, width,
+                      limits::kTemplateOutputBytes));
+}
+
 absl::StatusOr<Value> ToJsonFilter(const Value& v, const CallArgs& a) {
   Args args(a);
   const Value* ea = args.Get(0, "ensure_ascii");
@@ -60,6 +71,7 @@ absl::StatusOr<Value> ToJsonFilter(const Value& v, const CallArgs& a) {
       indent_str = ind->as_string();
       indent = 0;
     } else {
+      OXI_RETURN_IF_ERROR(CheckWidth("tojson", "indent", ind->as_int()));
       indent = static_cast<int>(ind->as_int());
       if (indent < 0) indent = 0;
     }
@@ -117,9 +129,17 @@ absl::StatusOr<Value> IndentFilter(const Value& v, const CallArgs& a) {
   const Value* w = args.Get(0, "width");
   const Value* first = args.Get(1, "first");
   const Value* blank = args.Get(2, "blank");
+  if (w && !w->is_string()) OXI_RETURN_IF_ERROR(CheckWidth("indent", "width", w->as_int()));
   std::string ind =
-      w ? (w->is_string() ? w->as_string() : std::string(w->as_int(), ' ')) : std::string(4, ' ');
+      w ? (w->is_string() ? w->as_string() : std::string(std::max<int64_t>(0, w->as_int()), ' '))
+        : std::string(4, ' ');
   std::string s = v.Str() + "\n";
+  const size_t lines_count = std::count(s.begin(), s.end(), '\n');
+  if (!ind.empty() && lines_count > limits::kTemplateOutputBytes / ind.size()) {
+    return absl::ResourceExhaustedError(
+        absl::StrFormat("indent: the result would be larger than the template budget of %d bytes",
+                        limits::kTemplateOutputBytes));
+  }
   std::vector<std::string> lines;
   size_t b = 0;
   for (size_t i = 0; i < s.size(); ++i) {
@@ -163,6 +183,7 @@ absl::StatusOr<Value> CenterFilter(const Value& v, const CallArgs& a) {
   Args args(a);
   const Value* w = args.Get(0, "width");
   int64_t width = w ? w->as_int() : 80;
+  OXI_RETURN_IF_ERROR(CheckWidth("center", "width", width));
   std::string s = v.Str();
   int64_t n = StrLen(s);
   if (n >= width) return Value(s);

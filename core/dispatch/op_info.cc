@@ -64,6 +64,8 @@ const size_t kKnownArgsSizes[OXI_OP_KIND_COUNT] = {
     sizeof(oxi_gated_delta_args),
     sizeof(oxi_conv2d_args),
     sizeof(oxi_upsample_nearest_args),
+    sizeof(oxi_clamp_args),
+    sizeof(oxi_avg_pool2d_args),
 };
 
 std::string OperandLabel(int kind, int index) {

@@ -28,7 +28,8 @@ absl::StatusOr<std::vector<int32_t>> GenerationConfigStopTokens(const std::strin
   if (eos.is_null()) return ids;
   const nlohmann::json list = eos.is_array() ? eos : nlohmann::json::array({eos});
   for (const auto& id : list) {
-    if (!id.is_number_integer() || id.get<int64_t>() < 0 || id.get<int64_t>() >= vocab_size) {
+    if (!id.is_number_integer() || id.get<int64_t>() < 0 ||
+        (vocab_size > 0 && id.get<int64_t>() >= vocab_size)) {
       return absl::InvalidArgumentError(
           absl::StrCat(path, ": eos_token_id: expected token ids below the vocabulary size ",
                        vocab_size, ", got ", eos.dump()));
@@ -64,6 +65,7 @@ absl::StatusOr<std::unique_ptr<CheckpointText>> LoadCheckpointText(const std::st
                                                SpecialTokenVariables(info, *text->tokenizer));
   if (tmpl.ok()) {
     text->chat_template = std::make_unique<chat::ChatTemplate>(*std::move(tmpl));
+    text->tool_format = DetectToolCallFormat(text->chat_template->sources());
   } else if (absl::IsNotFound(tmpl.status())) {
     text->chat_template_error = absl::FailedPreconditionError(absl::StrCat(
         tmpl.status().message(), ", and its model plugin offers no default: use a raw prompt"));

@@ -14,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "core/chat/chat_template.h"
 #include "core/engine/model_info.h"
+#include "core/engine/tool_call.h"
 #include "core/tokenizer/tokenizer.h"
 
 namespace oxinfer::engine {
@@ -25,11 +26,14 @@ struct CheckpointText {
   std::unique_ptr<chat::ChatTemplate> chat_template;
   absl::Status chat_template_error;
   std::vector<int32_t> stop_tokens;  // sorted, unique
+  // How the template writes tool calls, so how replies are parsed for them.
+  ToolCallFormat tool_format = ToolCallFormat::kNone;
 };
 
 // Errors name the file: a missing or broken tokenizer.json, a malformed
 // generation_config.json. A broken chat template is not an error here; it is
-// kept in chat_template_error for chat use.
+// kept in chat_template_error for chat use. A zero info.vocab_size (a folder
+// read for its prompts alone, without a model) leaves stop tokens unchecked.
 absl::StatusOr<std::unique_ptr<CheckpointText>> LoadCheckpointText(const std::string& model_dir,
                                                                    const ModelInfo& info);
 

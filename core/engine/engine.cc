@@ -23,6 +23,14 @@ int32_t ImageProgress(void* ctx, int32_t step, int32_t total) {
 
 Engine::~Engine() = default;
 
+int32_t Engine::PrefillChunkFor(int32_t requested, const BackendChoice& backends) {
+  if (requested > 0) return requested;
+  for (const PluginRecord* r : {backends.accelerator, backends.cpu}) {
+    if (r != nullptr && r->backend.prefill_chunk > 0) return r->backend.prefill_chunk;
+  }
+  return 0;
+}
+
 absl::StatusOr<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   std::unique_ptr<Engine> e(new Engine());
   e->registry_ = DiscoverPlugins(options.plugin_dirs);
@@ -31,6 +39,9 @@ absl::StatusOr<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& option
   if (!choice.ok()) return choice.status();
   e->backends_ = *choice;
   if (absl::Status s = SelectChosenDevice(e->backends_); !s.ok()) return s;
+  if (const int32_t chunk = PrefillChunkFor(options.prefill_chunk, e->backends_); chunk > 0) {
+    e->prefill_chunk_ = chunk;
+  }
   DispatchOptions dispatch;
   dispatch.profile = options.profile;
   dispatch.check = options.check || BackendCheckFromEnvironment();
@@ -47,7 +58,9 @@ absl::StatusOr<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& option
   open.weight_dtype = options.weight_dtype;
   open.use_mmap = options.use_mmap;
   open.context_length = options.context_length;
-  open.prefill_chunk = options.prefill_chunk;
+  // 0 leaves the model plugin its own default when neither the flag nor a
+  // backend asks for a size.
+  open.prefill_chunk = PrefillChunkFor(options.prefill_chunk, e->backends_);
   open.max_sequences = options.max_sessions > 0 ? options.max_sessions : 1;
   open.progress = options.progress;
   auto model = Model::Open(*e->registry_, e->model_dir_, e->composed_->iface(), open);
@@ -60,9 +73,8 @@ absl::StatusOr<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& option
     if (!text.ok()) return text.status();
     e->text_ = *std::move(text);
     e->pool_ = std::make_unique<SequencePool>(e->model_->info().max_sequences);
-    e->scheduler_ = std::make_unique<BatchScheduler>(
-        e->model_.get(), &e->model_mutex_,
-        options.prefill_chunk > 0 ? options.prefill_chunk : kDefaultPrefillChunk);
+    e->scheduler_ =
+        std::make_unique<BatchScheduler>(e->model_.get(), &e->model_mutex_, e->prefill_chunk_);
   }
   return e;
 }

@@ -60,7 +60,8 @@ struct EngineOptions {
   std::string model_dir;
   // Folders searched for plugins first (colon-separated).
   std::string plugin_dirs;
-  // "auto", "cpu", "gpu" or a backend plugin's name (PluginRegistry::ChooseBackends).
+  // "auto", "cpu", "gpu" or a backend plugin's name, each GPU one with an
+  // optional ":N" device number (PluginRegistry::ChooseBackends).
   std::string device = "auto";
 
   oxi_dtype weight_dtype = OXI_DTYPE_INVALID;  // as stored; Q8_0 / Q4_0 quantise at load
@@ -68,7 +69,8 @@ struct EngineOptions {
   int64_t context_length = 0;  // 0: the model's
   // Tokens per forward block of the plugin, and the longest piece of a
   // prompt one forward carries (so that a long prompt lets the other
-  // sessions' steps in between). 0: the plugin's default, and 256.
+  // sessions' steps in between). 0: the backend's (the accelerator's, else
+  // the CPU's oxi_backend_iface.prefill_chunk), else 256 (PrefillChunkFor).
   int32_t prefill_chunk = 0;
   // Sessions that can exist at once (the model's max_sequences).
   int32_t max_sessions = 1;
@@ -87,6 +89,9 @@ struct EngineOptions {
 class Engine {
  public:
   static constexpr int32_t kDefaultPrefillChunk = 256;
+  // The prefill chunk for `requested` (> 0: that) on these backends: the
+  // accelerator's, else the CPU's; 0 when none asks for one.
+  static int32_t PrefillChunkFor(int32_t requested, const BackendChoice& backends);
 
   static absl::StatusOr<std::unique_ptr<Engine>> Open(const EngineOptions& options);
   ~Engine();
@@ -98,12 +103,19 @@ class Engine {
   const PluginRegistry& registry() const { return *registry_; }
   // The accelerator (null when the CPU runs alone) and the CPU fallback.
   const BackendChoice& backends() const { return backends_; }
+  // The longest prompt piece per forward (EngineOptions::prefill_chunk
+  // resolved; kDefaultPrefillChunk when nothing asked for a size).
+  int32_t prefill_chunk() const { return prefill_chunk_; }
   const std::string& model_dir() const { return model_dir_; }
   const std::string& model_plugin() const { return model_->plugin_name(); }
   const ModelInfo& model_info() const { return model_->info(); }
   // The checkpoint's tokenizer (thread-safe); null for image models.
   const tokenizer::Tokenizer* tokenizer() const {
     return text_ != nullptr ? text_->tokenizer.get() : nullptr;
+  }
+  // How the checkpoint's template writes tool calls (kNone for image models).
+  ToolCallFormat tool_call_format() const {
+    return text_ != nullptr ? text_->tool_format : ToolCallFormat::kNone;
   }
   // Per op kind and backend since the last reset ("" when not profiling).
   // Loading is not counted.
@@ -133,6 +145,7 @@ class Engine {
 
   std::unique_ptr<PluginRegistry> registry_;
   BackendChoice backends_;
+  int32_t prefill_chunk_ = kDefaultPrefillChunk;
   std::unique_ptr<ComposedBackend> composed_;
   std::string model_dir_;
   mutable std::mutex model_mutex_;  // held by whoever calls the model or backend

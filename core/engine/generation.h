@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
+#include "core/chat/value.h"
+#include "core/engine/tool_call.h"
 
 namespace oxinfer::engine {
 
@@ -20,6 +22,14 @@ struct Prompt {
   // The text ends inside a reasoning block it opened (a template's generation
   // prompt that starts the model thinking), so the reply starts as reasoning.
   bool opens_reasoning = false;
+  // The tools the template declared (a list; None when none): a reply to
+  // this prompt is parsed for calls in tool_format.
+  chat::Value tools = chat::Value::None();
+  ToolCallFormat tool_format = ToolCallFormat::kNone;
+
+  bool parses_tool_calls() const {
+    return tool_format != ToolCallFormat::kNone && tools.is_array() && !tools.array().empty();
+  }
 };
 
 struct GenerationOptions {
@@ -41,6 +51,9 @@ struct StreamEvent {
   // Valid during the callback; whole UTF-8 characters. Empty when the event
   // only marks a switch of channel (where a reasoning marker was).
   absl::string_view text;
+  // Non-null (and text empty) when the event is a complete tool call of the
+  // content channel; valid during the callback.
+  const ToolCall* tool_call = nullptr;
 };
 
 // Called on the thread that asked for the reply, once per piece of text.
@@ -67,6 +80,8 @@ struct TurnStats {
 struct Reply {
   std::string content;
   std::string reasoning;
+  // The calls the reply made (their text is not in content), ids call_1, ...
+  std::vector<ToolCall> tool_calls;
   std::vector<int32_t> tokens;  // what was generated, without the stop token
   StopReason stop_reason = StopReason::kStopToken;
   TurnStats stats;

@@ -4,6 +4,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "core/engine/atomic_file.h"
+#include "core/host/abi_status.h"
 #include "oxinfer/codec_abi.h"
 
 namespace oxinfer::engine {
@@ -63,9 +64,8 @@ absl::StatusOr<std::string> EncodeImage(const PluginRegistry& registry, const Im
   if (rc == OXI_OK && data != nullptr) bytes.assign(reinterpret_cast<const char*>(data), size);
   if (data != nullptr && codec->free_buffer != nullptr) codec->free_buffer(data);
   if (rc != OXI_OK) {
-    return absl::Status(static_cast<absl::StatusCode>(rc),
-                        absl::StrFormat("%s: encoding %s failed: %s", r->name, fmt,
-                                        error[0] ? error : "(no message)"));
+    return StatusFromPlugin(rc, absl::StrFormat("%s: encoding %s failed", r->name, fmt),
+                            PluginText(error, sizeof error));
   }
   return bytes;
 }

@@ -5,6 +5,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "core/host/abi_status.h"
+#include "core/limits.h"
 #include "core/mapped_file.h"
 
 namespace oxinfer::engine {
@@ -16,10 +18,9 @@ constexpr size_t kMessageSize = 1024;
 #define OXI_MODEL_HAS(iface, field) \
   (OXI_HAS_FIELD((iface), oxi_model_iface, field) && (iface)->field != nullptr)
 
-absl::Status FromPlugin(int32_t code, const char* message, absl::string_view what) {
-  if (code == OXI_OK) return absl::OkStatus();
-  return absl::Status(static_cast<absl::StatusCode>(code),
-                      absl::StrCat(what, ": ", message[0] ? message : "(no message)"));
+// The plugin's code and message (its buffer terminated by the host).
+absl::Status FromPlugin(int32_t code, char (&message)[kMessageSize], absl::string_view what) {
+  return StatusFromPlugin(code, std::string(what), PluginText(message, kMessageSize));
 }
 
 void ProgressThunk(void* ctx, double done, double total, const char* what) {
@@ -58,11 +59,16 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Open(const PluginRegistry& registr
     if (!OXI_MODEL_HAS(iface, probe)) continue;
     char reason[kMessageSize] = {};
     const int32_t score = iface->probe(model_dir.c_str(), config->c_str(), reason, sizeof reason);
+    const std::string why = PluginText(reason, sizeof reason);
     if (score > best_score) {
       best = r;
       best_score = score;
-    } else if (score <= 0) {
-      absl::StrAppend(&refusals, "\n  ", r->name, ": ", reason[0] ? reason : "not its model");
+    } else if (score < 0) {
+      // Not a score: an error code (or garbage); the checkpoint is not taken.
+      absl::StrAppendFormat(&refusals, "\n  %s: probe failed (returned %d)%s%s", r->name, score,
+                            why.empty() ? "" : ": ", why);
+    } else if (score == 0) {
+      absl::StrAppend(&refusals, "\n  ", r->name, ": ", why.empty() ? "not its model" : why);
     }
   }
   if (best == nullptr) {
@@ -101,8 +107,7 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Open(const PluginRegistry& registr
   oxi_model_info raw = {};
   raw.struct_size = sizeof raw;
   if (const int32_t rc = iface->info(m->model_, &raw); rc != OXI_OK) {
-    return absl::Status(static_cast<absl::StatusCode>(rc),
-                        absl::StrCat(best->name, ": info() failed for ", model_dir));
+    return StatusFromPlugin(rc, absl::StrCat(best->name, ": info() failed for ", model_dir), "");
   }
   auto info = ModelInfoFromOxi(raw);
   if (!info.ok())
@@ -173,6 +178,7 @@ absl::StatusOr<Image> Model::GenerateImage(const oxi_image_request& request) {
   image.height = out.height;
   image.channels = out.channels;
   const bool valid = out.pixels != nullptr && out.width > 0 && out.height > 0 &&
+                     out.width <= limits::kMaxImageSide && out.height <= limits::kMaxImageSide &&
                      (out.channels == 1 || out.channels == 3 || out.channels == 4);
   if (valid) {
     image.pixels.assign(out.pixels, out.pixels + static_cast<size_t>(out.width) * out.height *
@@ -184,6 +190,60 @@ absl::StatusOr<Image> Model::GenerateImage(const oxi_image_request& request) {
                                                plugin_name_, out.width, out.height, out.channels));
   }
   return image;
+}
+
+absl::StatusOr<EncodedMedia> Model::EncodeImage(const Image& image, int32_t max_soft_tokens) {
+  if (!(info_.capabilities & OXI_MODEL_IMAGE_INPUT)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(plugin_name_, ": this model takes no image input"));
+  }
+  oxi_media_input in = {};
+  in.struct_size = sizeof in;
+  in.kind = OXI_MEDIA_IMAGE;
+  in.image = ImageView(image);
+  in.max_soft_tokens = max_soft_tokens;
+  return Encode(in, "encoding an image");
+}
+
+absl::StatusOr<EncodedMedia> Model::EncodeAudio(const Audio& audio) {
+  if (!(info_.capabilities & OXI_MODEL_AUDIO_INPUT)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(plugin_name_, ": this model takes no audio input"));
+  }
+  oxi_media_input in = {};
+  in.struct_size = sizeof in;
+  in.kind = OXI_MEDIA_AUDIO;
+  in.samples = audio.samples.data();
+  in.n_samples = static_cast<int64_t>(audio.samples.size());
+  in.sample_rate = audio.sample_rate;
+  return Encode(in, "encoding an audio clip");
+}
+
+absl::StatusOr<EncodedMedia> Model::Encode(const oxi_media_input& input, const char* what) {
+  if (!OXI_MODEL_HAS(iface_, encode_media) || !OXI_MODEL_HAS(iface_, free_media)) {
+    return absl::UnimplementedError(absl::StrCat(plugin_name_, " has no encode_media"));
+  }
+  oxi_media_output out = {};
+  out.struct_size = sizeof out;
+  char error[kMessageSize] = {};
+  const int32_t code = iface_->encode_media(model_, &input, &out, error, sizeof error);
+  if (code != OXI_OK) return FromPlugin(code, error, absl::StrCat(plugin_name_, ": ", what));
+  EncodedMedia m;
+  const bool valid = out.n_tokens > 0 && out.tokens != nullptr && out.embedding_mask != nullptr &&
+                     out.embeddings != nullptr && out.hidden_size == info_.hidden_size;
+  if (valid) {
+    const size_t n = static_cast<size_t>(out.n_tokens);
+    m.placeholder = out.placeholder;
+    m.tokens.assign(out.tokens, out.tokens + n);
+    m.mask.assign(out.embedding_mask, out.embedding_mask + n);
+    m.rows.assign(out.embeddings, out.embeddings + n * static_cast<size_t>(out.hidden_size));
+    m.n_soft_tokens = out.n_soft_tokens;
+  }
+  iface_->free_media(&out);
+  if (!valid) {
+    return absl::InternalError(absl::StrCat(plugin_name_, ": ", what, ": an invalid result"));
+  }
+  return m;
 }
 
 }  // namespace oxinfer::engine

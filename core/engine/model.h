@@ -16,6 +16,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "core/engine/image.h"
+#include "core/engine/media.h"
 #include "core/engine/model_info.h"
 #include "core/plugin_registry.h"
 #include "oxinfer/model_abi.h"
@@ -67,8 +68,14 @@ class Model {
   // FAILED_PRECONDITION for models without OXI_MODEL_IMAGE_OUTPUT.
   absl::StatusOr<Image> GenerateImage(const oxi_image_request& request);
 
+  // The soft tokens of an image (max_soft_tokens 0: the model's default
+  // budget) or an audio clip; FAILED_PRECONDITION for models that take none.
+  absl::StatusOr<EncodedMedia> EncodeImage(const Image& image, int32_t max_soft_tokens);
+  absl::StatusOr<EncodedMedia> EncodeAudio(const Audio& audio);
+
  private:
   Model() = default;
+  absl::StatusOr<EncodedMedia> Encode(const oxi_media_input& input, const char* what);
 
   const oxi_model_iface* iface_ = nullptr;
   oxi_model* model_ = nullptr;

@@ -1,9 +1,12 @@
 #include "core/engine/model_info.h"
 
 #include <cstring>
+#include <tuple>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "core/limits.h"
 
 namespace oxinfer::engine {
 namespace {
@@ -24,6 +27,49 @@ absl::StatusOr<ModelInfo> ModelInfoFromOxi(const oxi_model_info& in) {
   oxi_model_info i = {};
   const size_t size = in.struct_size < sizeof i ? in.struct_size : sizeof i;
   std::memcpy(&i, &in, size);
+  // Every integer is range-checked before it sizes anything.
+  if (i.vocab_size < 0 || i.vocab_size > limits::kMaxVocabSize) {
+    return absl::InvalidArgumentError(absl::StrFormat("model info: vocab_size %d outside [0, %d]",
+                                                      i.vocab_size, limits::kMaxVocabSize));
+  }
+  if (i.hidden_size < 0 || i.hidden_size > limits::kMaxHiddenSize) {
+    return absl::InvalidArgumentError(absl::StrFormat("model info: hidden_size %d outside [0, %d]",
+                                                      i.hidden_size, limits::kMaxHiddenSize));
+  }
+  if (i.max_sequences < 0 || i.max_sequences > limits::kMaxSequences) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "model info: max_sequences %d outside [0, %d]", i.max_sequences, limits::kMaxSequences));
+  }
+  for (const auto& [name, n, array] :
+       {std::tuple<const char*, int32_t, const void*>{"n_stop_tokens", i.n_stop_tokens,
+                                                      i.stop_tokens},
+        {"n_special_tokens", i.n_special_tokens, i.special_tokens}}) {
+    if (n < 0 || n > limits::kMaxModelTokenList) {
+      return absl::InvalidArgumentError(absl::StrFormat("model info: %s %d outside [0, %d]", name,
+                                                        n, limits::kMaxModelTokenList));
+    }
+    if (n > 0 && array == nullptr) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("model info: %s %d with no array", name, n));
+    }
+  }
+  // Ids beyond a tiny test model's vocabulary are legitimate (its config keeps
+  // the real model's media token ids); ids beyond any vocabulary are not.
+  for (int32_t k = 0; k < i.n_stop_tokens; ++k) {
+    if (i.stop_tokens[k] < 0 || i.stop_tokens[k] >= limits::kMaxVocabSize) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "model info: stop token %d outside [0, %d)", i.stop_tokens[k], limits::kMaxVocabSize));
+    }
+  }
+  for (int32_t k = 0; k < i.n_special_tokens; ++k) {
+    const oxi_special_token& t = i.special_tokens[k];
+    if (t.id < 0 || t.id >= limits::kMaxVocabSize) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("model info: special token '%s' %d outside [0, %d)", Str(t.role), t.id,
+                          limits::kMaxVocabSize));
+    }
+  }
+
   ModelInfo out;
   out.capabilities = i.capabilities;
   out.family = Str(i.family);

@@ -8,22 +8,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "core/engine/text_filters.h"
+#include "core/engine/tool_call_parser.h"
 #include "core/tokenizer/tokenizer.h"
 
 namespace oxinfer::engine {
-namespace {
-
-// Whether `text` ends inside a reasoning block it opened.
-bool OpensReasoning(absl::string_view text, const ModelInfo& info) {
-  if (!info.reasons()) return false;
-  const size_t start = text.rfind(info.reasoning_start);
-  if (start == absl::string_view::npos) return false;
-  const size_t end = text.rfind(info.reasoning_end);
-  return end == absl::string_view::npos || end < start;
-}
-
-}  // namespace
-
 Session::Session(const SessionContext& context, int32_t seq,
                  const sampling::SamplingParams& sampling)
     : context_(context), seq_(seq), sampler_(sampling) {}
@@ -33,29 +21,18 @@ Session::~Session() {
   context_.pool->Release(seq_);
 }
 
-Prompt Session::Tokenised(std::string text, bool add_special_tokens) const {
-  Prompt p;
-  p.tokens = context_.text->tokenizer->Encode(text, add_special_tokens);
-  p.opens_reasoning = OpensReasoning(text, *context_.info);
-  p.text = std::move(text);
-  return p;
-}
-
 absl::StatusOr<Prompt> Session::ChatPrompt(const ChatOptions& options) const {
-  const CheckpointText& text = *context_.text;
-  if (text.chat_template == nullptr) return text.chat_template_error;
-  auto rendered =
-      text.chat_template->Render(MessagesForTemplate(messages_), chat::Value::None(),
-                                 options.add_generation_prompt, options.template_kwargs);
-  if (!rendered.ok()) {
-    return absl::Status(rendered.status().code(),
-                        absl::StrCat("chat template: ", rendered.status().message()));
-  }
-  return Tokenised(*std::move(rendered), /*add_special_tokens=*/false);
+  if (absl::Status s = CheckMessagesUtf8(messages_); !s.ok()) return s;
+  return RenderChatPrompt(*context_.text, *context_.info, messages_, options);
 }
 
 absl::StatusOr<Prompt> Session::RawPrompt(absl::string_view text) const {
-  return Tokenised(std::string(text), /*add_special_tokens=*/true);
+  if (absl::Status s = CheckUtf8(text, "the prompt"); !s.ok()) return s;
+  Prompt p;
+  p.tokens = context_.text->tokenizer->Encode(text, /*add_special_tokens=*/true);
+  p.opens_reasoning = OpensReasoning(text, *context_.info);
+  p.text = std::string(text);
+  return p;
 }
 
 absl::Status Session::SetSampling(const sampling::SamplingParams& params) {
@@ -93,10 +70,32 @@ absl::StatusOr<Reply> Session::Generate(const Prompt& prompt, const GenerationOp
   std::shared_ptr<Turn> turn = context_.scheduler->Start(std::move(request));
 
   Reply reply;
-  auto emit = [&](Channel channel, absl::string_view text) {
+  auto deliver = [&](Channel channel, absl::string_view text) {
     (channel == Channel::kContent ? reply.content : reply.reasoning)
         .append(text.data(), text.size());
     if (on_event) on_event(StreamEvent{channel, text});
+  };
+  // Content goes through the tool-call parser when the prompt declared tools.
+  ToolCallParser calls(prompt.parses_tool_calls() ? prompt.tool_format : ToolCallFormat::kNone,
+                       prompt.tools);
+  auto content = [&](absl::string_view text) { deliver(Channel::kContent, text); };
+  auto call = [&](ToolCall c) {
+    c.id = absl::StrCat("call_", ++calls_made_);
+    reply.tool_calls.push_back(std::move(c));
+    if (on_event) {
+      StreamEvent e;
+      e.tool_call = &reply.tool_calls.back();
+      on_event(e);
+    }
+  };
+  auto emit = [&](Channel channel, absl::string_view text) {
+    if (channel == Channel::kContent) {
+      calls.Feed(text, content, call);
+      if (text.empty()) deliver(channel, text);
+    } else {
+      calls.Flush(content);  // a call does not span a reasoning block
+      deliver(channel, text);
+    }
   };
   tokenizer::StreamDecoder decoder(*context_.text->tokenizer, /*skip_special_tokens=*/false);
   StopStringFilter stops(options.stop_strings);
@@ -133,6 +132,7 @@ absl::StatusOr<Reply> Session::Generate(const Prompt& prompt, const GenerationOp
     }
   }
   splitter.Flush(emit);
+  calls.Flush(content);
 
   reply.stop_reason = ended.value_or(outcome.stop_reason);
   reply.prompt_logits = outcome.prompt_logits;
@@ -153,6 +153,7 @@ absl::StatusOr<Reply> Session::Respond(const ChatOptions& chat, const Generation
   if (!reply.ok()) return reply.status();
   Message answer = Message::Text(Role::kAssistant, reply->content);
   answer.reasoning = reply->reasoning;
+  answer.tool_calls = reply->tool_calls;
   messages_.push_back(std::move(answer));
   return reply;
 }

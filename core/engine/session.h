@@ -23,6 +23,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "core/chat/value.h"
+#include "core/engine/chat_prompt.h"
 #include "core/engine/checkpoint_text.h"
 #include "core/engine/generation.h"
 #include "core/engine/message.h"
@@ -38,12 +39,6 @@ struct SessionOptions {
   // runs on across turns (SetSampling starts a new one). SamplingParams'
   // defaults are transformers' (temperature 1); temperature 0 is greedy.
   sampling::SamplingParams sampling;
-};
-
-struct ChatOptions {
-  bool add_generation_prompt = true;
-  // Further template variables: {"enable_thinking": true}, ...
-  chat::Value template_kwargs = chat::Value::Dict();
 };
 
 // What a session borrows from its engine.
@@ -82,7 +77,9 @@ class Session {
   absl::StatusOr<Reply> Generate(const Prompt& prompt, const GenerationOptions& options,
                                  const EventCallback& on_event = nullptr);
   // ChatPrompt, Generate, and the reply appended to the messages as the
-  // assistant's (its reasoning kept apart).
+  // assistant's (its reasoning kept apart, its tool calls as tool_calls).
+  // With chat.tools, the reply's calls are in Reply::tool_calls; a host runs
+  // them, adds Message::ToolResult for each and responds again (tool_loop.h).
   absl::StatusOr<Reply> Respond(const ChatOptions& chat, const GenerationOptions& options,
                                 const EventCallback& on_event = nullptr);
 
@@ -98,7 +95,6 @@ class Session {
  private:
   friend class Engine;
   Session(const SessionContext& context, int32_t seq, const sampling::SamplingParams& sampling);
-  Prompt Tokenised(std::string text, bool add_special_tokens) const;
 
   static_assert(std::atomic<bool>::is_always_lock_free, "Cancel() must be async-signal-safe");
 
@@ -107,6 +103,7 @@ class Session {
   sampling::Sampler sampler_;
   std::vector<Message> messages_;
   std::atomic<bool> cancel_{false};
+  int64_t calls_made_ = 0;  // numbers the tool calls' ids
 };
 
 }  // namespace oxinfer::engine

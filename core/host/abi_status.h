@@ -40,6 +40,31 @@ int32_t ServeAbiCall(const char* service, char* error, size_t error_size, F&& bo
   }
 }
 
+// The other direction: what a plugin hands the host.
+
+// A plugin's reason or error buffer as a string. The host terminates the
+// buffer itself (its last byte), so one a plugin filled without a NUL is
+// read within its size.
+inline std::string PluginText(char* buffer, size_t size) {
+  if (buffer == nullptr || size == 0) return "";
+  buffer[size - 1] = '\0';
+  return std::string(buffer);
+}
+
+// A status code a plugin returned, with `what` (naming the plugin and the
+// call) and the plugin's message. The ABI's codes are absl's numbers; any
+// other is UNKNOWN, with the number.
+inline absl::Status StatusFromPlugin(int32_t code, const std::string& what,
+                                     const std::string& message) {
+  if (code == 0) return absl::OkStatus();
+  const std::string text = what + ": " + (message.empty() ? "(no message)" : message);
+  if (code > 0 && code <= static_cast<int32_t>(absl::StatusCode::kUnauthenticated)) {
+    return absl::Status(static_cast<absl::StatusCode>(code), text);
+  }
+  return absl::UnknownError(text + " (status code " + std::to_string(code) +
+                            ", not one of the ABI's)");
+}
+
 }  // namespace oxinfer
 
 #endif  // OXINFER_CORE_HOST_ABI_STATUS_H_

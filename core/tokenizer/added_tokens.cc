@@ -8,6 +8,8 @@
 #include <tuple>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "core/limits.h"
 #include "core/tokenizer/config_json.h"
 #include "core/tokenizer/utf8.h"
 
@@ -89,6 +91,13 @@ absl::Status AddedVocabulary::Load(const JsonValue& list, const Normalizer* norm
     const JsonValue* content = t.Find("content");
     if (id == nullptr || content == nullptr || !content->is_string()) {
       return absl::InvalidArgumentError("added_tokens: each entry needs id and content");
+    }
+    if (id->kind != JsonValue::Kind::kNumber ||
+        !(id->number >= 0 && id->number < limits::kMaxVocabSize) ||
+        id->number != static_cast<double>(static_cast<int32_t>(id->number))) {
+      return absl::InvalidArgumentError(absl::StrCat("added_tokens: id of '", content->str,
+                                                     "' is not an integer in [0, ",
+                                                     limits::kMaxVocabSize, ")"));
     }
     AddedToken tok{content->str,
                    static_cast<int32_t>(id->number),

@@ -10,6 +10,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "core/limits.h"
 #include "core/tokenizer/bpe.h"
 #include "core/tokenizer/byte_level.h"
 #include "core/tokenizer/config_json.h"
@@ -70,8 +71,11 @@ absl::StatusOr<std::unique_ptr<BpeModel>> BpeModel::FromJson(const JsonValue& mo
 
 absl::Status BpeModel::LoadVocab(const JsonValue& vocab) {
   auto add = [&](absl::string_view token, double id_d) -> absl::Status {
-    if (id_d < 0 || id_d > 2e9 || std::floor(id_d) != id_d) {
-      return absl::InvalidArgumentError(absl::StrCat("BPE vocab: bad id for token ", token));
+    // Ids size the tables: one near 2^31 must not allocate for all below it.
+    if (!(id_d >= 0 && id_d < limits::kMaxVocabSize) || std::floor(id_d) != id_d) {
+      return absl::InvalidArgumentError(absl::StrCat("BPE vocab: id ", id_d, " of token '", token,
+                                                     "' is not an integer in [0, ",
+                                                     limits::kMaxVocabSize, ")"));
     }
     if (arena_.size() + token.size() > arena_.capacity()) {
       return absl::InternalError("BPE vocab: arena overflow");

@@ -11,6 +11,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "core/limits.h"
+#include "core/mapped_file.h"
 #include "core/tokenizer/config_json.h"
 #include "core/tokenizer/json.h"
 #include "core/tokenizer/tokenizer.h"
@@ -21,19 +23,14 @@ namespace tokenizer {
 
 absl::StatusOr<std::unique_ptr<Tokenizer>> Tokenizer::FromFile(const std::string& path) {
   // Map the file (no copy, no zero-filled buffer): FromJson copies what it keeps.
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return absl::NotFoundError(absl::StrCat("cannot open tokenizer file ", path));
-  struct stat st;
-  if (fstat(fd, &st) != 0) {
-    close(fd);
-    return absl::InternalError(absl::StrCat("cannot stat ", path));
-  }
-  const size_t size = static_cast<size_t>(st.st_size);
+  // A FIFO, a device or a file over the limit is refused before any read.
+  absl::StatusOr<RegularFile> file = RegularFile::Open(path, limits::kTokenizerFileBytes);
+  if (!file.ok()) return file.status();
+  const size_t size = static_cast<size_t>(file->size());
   void* map = nullptr;
   if (size > 0) {
-    map = mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    map = mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, file->fd(), 0);
   }
-  close(fd);
   if (map == MAP_FAILED) return absl::InternalError(absl::StrCat("cannot map ", path));
   auto tok = FromJson(absl::string_view(static_cast<const char*>(map), size));
   if (map != nullptr) munmap(map, size);

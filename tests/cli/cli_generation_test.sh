@@ -43,6 +43,10 @@ run --raw -p "Once upon a time" --max-tokens 1 --dump-logits="$model/logits.bin"
 [ "$(stat -c %s "$model/logits.bin")" -eq $((256 * 4)) ] || fail "logits file size"
 grep -q '\[prompt tokens: 2:<bos>' err.txt || fail "--show-tokens"
 
+# --raw with an empty prompt feeds <bos> alone (tokenizers encodes "" to [<bos>]).
+run --raw -p "" --max-tokens 1 --show-tokens 2>err.txt >/dev/null || fail "--raw -p '' refused"
+grep -q '^\[prompt tokens: 2:<bos>\]$' err.txt || fail "--raw '': $(cat err.txt)"
+
 # Quantised at load, profiled.
 run -p "Hello" --max-tokens 4 --quant q8 --profile 2>err.txt >/dev/null
 grep -q '^matmul ' err.txt || fail "--profile table"

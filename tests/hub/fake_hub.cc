@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -66,6 +67,11 @@ struct FakeHub::Impl {
     const int n = ++downloads[path];
     ++total;
     if (req.has_header("Range")) ranges[path].push_back(req.get_header_value("Range"));
+    if (faults.log) {
+      std::fprintf(stderr, "download %s range=%s\n", path.c_str(),
+                   req.get_header_value("Range").c_str());
+      std::fflush(stderr);
+    }
     if (total <= faults.rate_limit_downloads) {
       res.status = 429;
       res.set_header("Retry-After", "1");

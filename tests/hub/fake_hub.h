@@ -33,6 +33,7 @@ struct Faults {
   int rate_limit_downloads = 0;          // the first N downloads: 429, Retry-After: 1
   int server_errors = 0;                 // the first N downloads: 500
   std::string token;                     // gated: 401 without "Bearer <token>"
+  bool log = false;                      // a line per download on stderr
 };
 
 class FakeHub {

@@ -1,8 +1,10 @@
 // The loopback Hub as a process, for the CLI's end-to-end test:
 //   fake_hub_server PORT_FILE LIFETIME_S ORG/NAME=DIR...
 // serves each DIR as the repository ORG/NAME (*.safetensors as LFS files, on
-// the CDN), writes the Hub's port into PORT_FILE and exits after LIFETIME_S
-// seconds at the latest, so a test that dies cannot leave it running.
+// the CDN), writes the Hub's address into PORT_FILE and exits after
+// LIFETIME_S seconds at the latest, so a test that dies cannot leave it
+// running. Each download is logged on stderr; FAKE_HUB_SLOW=1 sends every
+// file 1 KiB at a time, 20 ms apart.
 #include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -55,6 +57,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   FakeHub hub;
+  oxinfer::hub::testing::Faults faults;
+  faults.log = true;
+  const bool slow = std::getenv("FAKE_HUB_SLOW") != nullptr;
   for (int i = 3; i < argc; ++i) {
     const std::string arg = argv[i];
     const size_t eq = arg.find('=');
@@ -62,8 +67,12 @@ int main(int argc, char** argv) {
     std::vector<FakeFile> files;
     Walk(arg.substr(eq + 1), "", &files);
     const std::string repo = arg.substr(0, eq);
+    for (const FakeFile& f : files) {
+      if (slow) faults.slow.insert(f.path);
+    }
     hub.AddRepo(repo, FakeHub::GitBlobId(repo), files);
   }
+  hub.SetFaults(faults);
   const std::string port_file = argv[1];
   { std::ofstream(port_file + ".tmp") << hub.endpoint() << "\n"; }
   std::rename((port_file + ".tmp").c_str(), port_file.c_str());

@@ -1,6 +1,5 @@
 #include "tests/support/test_backends.h"
 
-#include <cstdio>
 #include <cstdlib>
 #include <map>
 
@@ -90,29 +89,6 @@ absl::StatusOr<const oxi_model_iface*> LoadModelPlugin(const std::string& path) 
   auto iface = LoadPluginIface(path, OXI_PLUGIN_MODEL);
   if (!iface.ok()) return iface.status();
   return static_cast<const oxi_model_iface*>(*iface);
-}
-
-bool SpecDeclined(const std::string& spec, std::string* reason) {
-  for (const std::string& path : std::vector<std::string>(absl::StrSplit(spec, '+'))) {
-    (void)LoadPluginIface(path, OXI_PLUGIN_BACKEND);
-    for (const PluginRecord& r : TestRegistry().plugins()) {
-      if (r.path == path && r.state == PluginState::kDeclined) {
-        *reason = absl::StrCat(path, ": ", r.reason);
-        return true;
-      }
-    }
-  }
-  return false;
-}
-
-bool AllSpecsDeclined(const std::vector<std::string>& specs) {
-  if (specs.empty()) return false;
-  for (const std::string& spec : specs) {
-    std::string reason;
-    if (!SpecDeclined(spec, &reason)) return false;
-    std::printf("[ skipped ] %s\n", reason.c_str());
-  }
-  return true;
 }
 
 absl::StatusOr<std::unique_ptr<TestBackend>> OpenTestBackend(const std::string& spec) {

@@ -15,7 +15,6 @@
 
 #include <memory>
 #include <string>
-#include <vector>
 
 #include "absl/status/statusor.h"
 #include "core/backend_dispatch.h"
@@ -48,14 +47,6 @@ class TestBackend {
   // reports); null for a single backend.
   virtual ComposedBackend* composed() const { return nullptr; }
 };
-
-// Whether a plugin of the spec cannot run here (a CPU variant without its
-// ISA, a GPU backend without a device): loads them and returns the first
-// decline's "<file>: <reason>" in *reason. Tests skip such a spec.
-bool SpecDeclined(const std::string& spec, std::string* reason);
-// Whether every spec is declined (printing "[ skipped ] <reason>" for each):
-// a test of one backend on a machine that lacks it has nothing to run.
-bool AllSpecsDeclined(const std::vector<std::string>& specs);
 
 // Opens the backend a spec describes (see above). A composition checks
 // accelerator ops on the CPU when OXINFER_BACKEND_CHECK=1, as the engine does

@@ -7,6 +7,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "core/engine/message.h"
 #include "tools/oxinfer/interrupt.h"
 #include "tools/oxinfer/progress_bar.h"
 
@@ -14,6 +15,8 @@ namespace oxinfer {
 
 absl::Status RunImage(engine::Engine& engine, const ImageFlags& flags) {
   if (flags.prompt.empty()) return absl::InvalidArgumentError("no prompt: use -p TEXT");
+  if (absl::Status s = engine::CheckUtf8(flags.prompt, "-p"); !s.ok()) return s;
+  if (absl::Status s = engine::CheckUtf8(flags.negative, "--negative"); !s.ok()) return s;
   engine::ImageRequest request;
   request.prompt = flags.prompt;
   request.negative_prompt = flags.negative;

@@ -1,11 +1,15 @@
 #include "tools/oxinfer/listings.h"
 
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "core/cpu_features.h"
 #include "core/thread_pool.h"
+#include "oxinfer/codec_abi.h"
 
 namespace oxinfer {
 namespace {
@@ -45,6 +49,20 @@ std::string ListedDevice(const DeviceInfo& d) {
   return s;
 }
 
+// "jpeg, jpg (decodes images)".
+std::string CodecFormats(const PluginRecord& r) {
+  const auto* c = static_cast<const oxi_codec_iface*>(r.iface);
+  std::string s = c->formats != nullptr ? c->formats : "?";
+  std::vector<std::string> what;
+  if (OXI_HAS_FIELD(c, oxi_codec_iface, free_audio)) {
+    if ((c->media & OXI_MEDIA_IMAGE) && c->decode_image_rgb) what.push_back("decodes images");
+    if ((c->media & OXI_MEDIA_AUDIO) && c->decode_audio) what.push_back("decodes audio");
+  }
+  if (c->encode_image != nullptr) what.push_back("encodes images");
+  if (!what.empty()) absl::StrAppend(&s, " (", absl::StrJoin(what, ", "), ")");
+  return s;
+}
+
 }  // namespace
 
 void PrintPlugins(const PluginRegistry& registry) {
@@ -64,6 +82,9 @@ void PrintPlugins(const PluginRegistry& registry) {
                 name.c_str(), version.c_str(), r.score, PluginStateName(r.state), backend.c_str(),
                 r.path.c_str());
     if (!r.reason.empty()) std::printf("%59s%s\n", "", r.reason.c_str());
+    if (r.kind == OXI_PLUGIN_CODEC && r.state == PluginState::kLoaded) {
+      std::printf("%59sformats: %s\n", "", CodecFormats(r).c_str());
+    }
   }
   if (records.empty()) std::printf("(no plugin found)\n");
 }
@@ -111,6 +132,10 @@ void PrintDevices(const PluginRegistry& registry, const std::string& device) {
     if (r.kind == OXI_PLUGIN_BACKEND && r.state != PluginState::kLoaded) {
       std::printf("    %-14s %s: %s\n", r.name.c_str(), PluginStateName(r.state), r.reason.c_str());
     }
+  }
+  if (chosen.ok() && (device == "auto" || device.empty())) {
+    std::printf("\n--device=auto: %s%s%s\n", chosen->Describe().c_str(),
+                chosen->auto_note.empty() ? "" : "; ", chosen->auto_note.c_str());
   }
   if (!chosen.ok()) {
     std::printf("\n--device=%s: %s\n", device.c_str(),

@@ -10,12 +10,16 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/str_format.h"
+#include "core/engine/chat_prompt.h"
 #include "core/engine/engine.h"
 #include "core/engine/plugins.h"
 #include "core/host_services.h"
+#include "core/limits.h"
 #include "core/paths.h"
 #include "core/thread_pool.h"
 #include "tools/oxinfer/cli_args.h"
+#include "tools/oxinfer/decode_command.h"
+#include "tools/oxinfer/flag_checks.h"
 #include "tools/oxinfer/image_command.h"
 #include "tools/oxinfer/listings.h"
 #include "tools/oxinfer/model_source.h"
@@ -32,9 +36,9 @@ ABSL_FLAG(std::string, plugin_dir, "",
           "Folders to search for plugins first (colon-separated), before OXINFER_PLUGIN_PATH, "
           "the executable's folder and its ../lib/oxinfer/plugins.");
 ABSL_FLAG(std::string, device, "auto",
-          "Backend: auto (the best GPU if any, else the CPU), cpu (the best CPU variant), gpu, "
-          "or a plugin name such as cpu-scalar, cpu-avx2, cpu-avx512, vulkan; NAME:N picks device N "
-          "of a backend that sees several (vulkan:1).");
+          "Backend: auto (a usable GPU if any, else the CPU; says which it chose), cpu (the "
+          "best CPU variant), gpu, or a backend name such as cuda, vulkan, cpu-avx2; NAME:N "
+          "picks device N of a backend that sees several (vulkan:1).");
 ABSL_FLAG(int, threads, 0, "Worker threads (default: all cores).");
 ABSL_FLAG(bool, verbose, false, "Log plugin messages at info level.");
 
@@ -50,7 +54,9 @@ ABSL_FLAG(bool, download_only, false,
           "Download --model ORG/NAME into the cache, print its folder and exit.");
 ABSL_FLAG(std::string, quant, "", "Quantise weights at load: q8 (Q8_0) or q4 (Q4_0).");
 ABSL_FLAG(bool, mmap, false, "Map weights from disk instead of reading them into RAM.");
-ABSL_FLAG(int, prefill_chunk, 0, "Tokens per prefill chunk (default: the plugin's, 256 on CPU).");
+ABSL_FLAG(int, prefill_chunk, 0,
+          "Tokens per prefill chunk (default: the backend's, e.g. 512 on CUDA; else the model "
+          "plugin's, 256 on CPU).");
 ABSL_FLAG(int, context, 0, "Context length (default: the model's).");
 ABSL_FLAG(bool, profile, false, "Print time and bandwidth per backend operation.");
 
@@ -72,6 +78,14 @@ ABSL_FLAG(double, min_p, 0.0, "Min-p filter (0: off).");
 ABSL_FLAG(double, repeat_penalty, 1.0, "Repetition penalty (1: off).");
 ABSL_FLAG(uint64_t, seed, 0, "Random seed for sampling.");
 ABSL_FLAG(bool, show_tokens, false, "Print the prompt's and the reply's token ids.");
+ABSL_FLAG(
+    bool, tools, false,
+    "Offer the model the built-in tools (calculate, get_current_datetime) and run its calls.");
+ABSL_FLAG(std::string, messages, "",
+          "The conversation so far: a JSON list of OpenAI-style messages (no default system "
+          "prompt is added; -p appends a user turn).");
+ABSL_FLAG(std::string, tools_file, "",
+          "Tool declarations: a JSON list of {\"type\": \"function\", \"function\": {...}}.");
 ABSL_FLAG(std::string, dump_logits, "",
           "Write the last prompt token's logits (float32, little-endian) to this file.");
 
@@ -82,6 +96,14 @@ ABSL_FLAG(int, steps, 0, "Denoising steps (default: 1 for Turbo models, else 25)
 ABSL_FLAG(double, guidance, -1.0, "Classifier-free guidance scale (default: 0 Turbo, else 7.5).");
 ABSL_FLAG(std::string, sampler, "", "euler or euler_a (default: euler_a).");
 ABSL_FLAG(std::string, size, "", "Image size WIDTHxHEIGHT (default: the model's).");
+
+// Media in.
+ABSL_FLAG(std::string, decode, "",
+          "Decode an image or audio file as a model receives it and write it to --output "
+          "(-o): an image format (.png) for the RGB pixels, .wav for 16 kHz mono float32.");
+ABSL_FLAG(int64_t, max_image_pixels, 178956970,
+          "Refuse images of more pixels, before decoding them (Pillow's limit).");
+ABSL_FLAG(double, max_audio_seconds, 3600, "Refuse audio longer than this, before decoding it.");
 
 namespace oxinfer {
 namespace {
@@ -96,6 +118,33 @@ absl::StatusOr<oxi_dtype> ParseQuant(const std::string& q) {
 int Fail(const absl::Status& status) {
   std::fprintf(stderr, "oxinfer: %s\n", std::string(status.message()).c_str());
   return 1;
+}
+
+// Values checked before anything is loaded: a negative count is an error, not
+// the default (docs/limits.md).
+absl::Status CheckFlags() {
+  constexpr int64_t kIntMax = INT32_MAX;
+  const absl::Status checks[] = {
+      CheckCountFlag("threads", absl::GetFlag(FLAGS_threads), 0, limits::kMaxThreads),
+      CheckCountFlag("max-tokens", absl::GetFlag(FLAGS_max_tokens), 0, kIntMax),
+      CheckCountFlag("prefill-chunk", absl::GetFlag(FLAGS_prefill_chunk), 0, kIntMax),
+      CheckCountFlag("context", absl::GetFlag(FLAGS_context), 0, kIntMax),
+      CheckCountFlag("top-k", absl::GetFlag(FLAGS_top_k), 0, kIntMax),
+      CheckCountFlag("steps", absl::GetFlag(FLAGS_steps), 0, limits::kMaxDenoisingSteps),
+      CheckRealFlag("temp", absl::GetFlag(FLAGS_temp), 0.0, 1e6),
+      CheckRealFlag("top-p", absl::GetFlag(FLAGS_top_p), 1e-9, 1.0),
+      CheckRealFlag("min-p", absl::GetFlag(FLAGS_min_p), 0.0, 1.0),
+      CheckRealFlag("repeat-penalty", absl::GetFlag(FLAGS_repeat_penalty), 1e-9, 1e6),
+      // -1: the model's default.
+      absl::GetFlag(FLAGS_guidance) == -1.0
+          ? absl::OkStatus()
+          : CheckRealFlag("guidance", absl::GetFlag(FLAGS_guidance), 0.0, 1e6),
+      CheckPluginDirs(absl::GetFlag(FLAGS_plugin_dir)),
+  };
+  for (const absl::Status& s : checks) {
+    if (!s.ok()) return s;
+  }
+  return absl::OkStatus();
 }
 
 TextFlags GetTextFlags() {
@@ -117,6 +166,9 @@ TextFlags GetTextFlags() {
   text.sampling.min_p = static_cast<float>(absl::GetFlag(FLAGS_min_p));
   text.sampling.repetition_penalty = static_cast<float>(absl::GetFlag(FLAGS_repeat_penalty));
   text.sampling.seed = absl::GetFlag(FLAGS_seed);
+  text.tools = absl::GetFlag(FLAGS_tools);
+  text.messages_file = absl::GetFlag(FLAGS_messages);
+  text.tools_file = absl::GetFlag(FLAGS_tools_file);
   return text;
 }
 
@@ -139,7 +191,8 @@ int Main(int argc, char** argv) {
       "local inference for Gemma 4, Qwen 3.5 / 3.8 and Stable Diffusion.\n"
       "  oxinfer --model DIR -p \"Hello\"      generate text\n"
       "  oxinfer --model DIR --chat           interactive chat\n"
-      "  oxinfer --devices --plugins          what this machine and its plugins can do");
+      "  oxinfer --devices --plugins          what this machine and its plugins can do\n"
+      "  oxinfer --decode FILE -o OUT.png     what a model receives from an image (.wav: audio)");
   std::vector<std::string> args = NormalizeArgs(argc, argv);
   std::vector<char*> arg_ptrs;
   for (auto& a : args) arg_ptrs.push_back(a.data());
@@ -153,6 +206,10 @@ int Main(int argc, char** argv) {
   if (absl::GetFlag(FLAGS_verbose) || absl::GetFlag(FLAGS_profile)) {
     SetPluginLogLevel(OXI_LOG_INFO);
   }
+  if (absl::Status s = CheckFlags(); !s.ok()) {
+    std::fprintf(stderr, "oxinfer: %s\n", std::string(s.message()).c_str());
+    return 2;
+  }
   if (absl::GetFlag(FLAGS_threads) > 0) ThreadPool::SetGlobalThreads(absl::GetFlag(FLAGS_threads));
 
   const std::string device = absl::GetFlag(FLAGS_device);
@@ -165,6 +222,18 @@ int Main(int argc, char** argv) {
     if (list_devices && list_plugins) std::printf("\n");
     if (list_plugins) PrintPlugins(*plugins);
     return 0;
+  }
+
+  if (!absl::GetFlag(FLAGS_decode).empty()) {
+    const std::unique_ptr<PluginRegistry> plugins =
+        engine::DiscoverPlugins(absl::GetFlag(FLAGS_plugin_dir));
+    DecodeFlags decode;
+    decode.input = absl::GetFlag(FLAGS_decode);
+    decode.output = absl::GetFlag(FLAGS_output);
+    decode.limits.max_pixels = absl::GetFlag(FLAGS_max_image_pixels);
+    decode.limits.max_audio_seconds = absl::GetFlag(FLAGS_max_audio_seconds);
+    const absl::Status s = RunDecode(*plugins, decode);
+    return s.ok() ? 0 : Fail(s);
   }
 
   auto quant = ParseQuant(absl::GetFlag(FLAGS_quant));
@@ -191,6 +260,12 @@ int Main(int argc, char** argv) {
                  "oxinfer: no --model given: running the tiny built-in demonstration model "
                  "(see README.md to run real checkpoints)\n");
   }
+  // A folder without weights still renders its prompts.
+  if (absl::GetFlag(FLAGS_print_prompt) && !options.model_dir.empty() &&
+      !engine::HasWeights(options.model_dir)) {
+    const absl::Status s = PrintPromptWithoutModel(options.model_dir, GetTextFlags());
+    return s.ok() ? 0 : Fail(s);
+  }
   ProgressBar loading("loading");
   options.progress = [&](double done, double total, const std::string& what) {
     loading.Update(done, total, what, "%");
@@ -198,6 +273,11 @@ int Main(int argc, char** argv) {
   auto engine = engine::Engine::Open(options);
   loading.Finish();
   if (!engine.ok()) return Fail(engine.status());
+  if (device == "auto" || device.empty()) {
+    const BackendChoice& chosen = (*engine)->backends();
+    std::fprintf(stderr, "oxinfer: --device auto: %s%s%s\n", chosen.Describe().c_str(),
+                 chosen.auto_note.empty() ? "" : "; ", chosen.auto_note.c_str());
+  }
 
   const absl::Status s = (*engine)->model_info().generates_images()
                              ? RunImage(**engine, GetImageFlags())

@@ -24,9 +24,16 @@ struct TextFlags {
   int max_tokens = 512;
   std::string dump_logits;  // file for the last prompt token's logits (f32 LE)
   sampling::SamplingParams sampling;
+  bool tools = false;         // declare and run the built-in tools
+  std::string messages_file;  // the conversation so far (OpenAI-style JSON)
+  std::string tools_file;     // further tool declarations (JSON list)
 };
 
 absl::Status RunText(engine::Engine& engine, const TextFlags& flags);
+
+// --print-prompt for a folder without weights: its tokenizer and template
+// alone render the prompt.
+absl::Status PrintPromptWithoutModel(const std::string& model_dir, const TextFlags& flags);
 
 }  // namespace oxinfer
 

@@ -135,6 +135,57 @@ TEST(CpuUpsampleNearest, PixelsRepeated) {
   }
 }
 
+TEST(CpuAvgPool2d, WindowMeans) {
+  const int64_t batch = 2, h = 4, w = 6, c = 5, f = 2;
+  const std::vector<float> x = Random(batch * h * w * c, 6);
+  for (const Variant& v : Variants()) {
+    SCOPED_TRACE(v.name);
+    Dev dev(v);
+    auto a = Make<oxi_avg_pool2d_args>(OXI_OP_AVG_POOL2D);
+    a.x = dev.F32(x, batch * h * w, c, c + 1);
+    a.out = dev.EmptyF32(batch * (h / f) * (w / f), c, c + 3);
+    a.batch = batch, a.height = h, a.width = w, a.factor = f;
+    ASSERT_EQ(dev.Run(a.op), OXI_OK) << dev.error();
+    const std::vector<float> out = dev.ReadF32(a.out);
+    for (int64_t b = 0; b < batch; ++b) {
+      for (int64_t y = 0; y < h / f; ++y) {
+        for (int64_t xx = 0; xx < w / f; ++xx) {
+          for (int64_t ch = 0; ch < c; ++ch) {
+            double sum = 0;
+            for (int64_t i = 0; i < f; ++i) {
+              for (int64_t j = 0; j < f; ++j) {
+                sum += x[((b * h + y * f + i) * w + xx * f + j) * c + ch];
+              }
+            }
+            EXPECT_NEAR(out[((b * (h / f) + y) * (w / f) + xx) * c + ch], sum / (f * f), 1e-6);
+          }
+        }
+      }
+    }
+    a.factor = 4;  // 6 is not a multiple
+    EXPECT_EQ(dev.Run(a.op), OXI_INVALID_ARGUMENT);
+  }
+}
+
+TEST(CpuClamp, BoundsAndInPlace) {
+  const std::vector<float> x = Random(7 * 9, 7);
+  for (const Variant& v : Variants()) {
+    SCOPED_TRACE(v.name);
+    Dev dev(v);
+    auto a = Make<oxi_clamp_args>(OXI_OP_CLAMP);
+    a.x = dev.F32(x, 7, 9, 11);
+    a.out = a.x;  // in place
+    a.lo = -0.25f, a.hi = 0.5f;
+    ASSERT_EQ(dev.Run(a.op), OXI_OK) << dev.error();
+    const std::vector<float> out = dev.ReadF32(a.out);
+    for (size_t i = 0; i < x.size(); ++i) {
+      ASSERT_EQ(out[i], std::min(std::max(x[i], -0.25f), 0.5f)) << i;
+    }
+    a.lo = 1.0f;  // above hi
+    EXPECT_EQ(dev.Run(a.op), OXI_INVALID_ARGUMENT);
+  }
+}
+
 }  // namespace
 }  // namespace cpu_test
 }  // namespace oxinfer

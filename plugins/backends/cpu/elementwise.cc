@@ -111,6 +111,28 @@ int32_t RunScale(const Report&, const oxi_op& op) {
   return OXI_OK;
 }
 
+int32_t CheckClamp(const Report& r, const oxi_op& op) {
+  const auto& a = As<oxi_clamp_args>(op);
+  OXI_CPU_TRY(ExpectF32(r, "x", a.x));
+  OXI_CPU_TRY(ExpectF32(r, "out", a.out));
+  if (a.lo > a.hi) return r.Fail(OXI_INVALID_ARGUMENT, "lo %g above hi %g", a.lo, a.hi);
+  return ExpectSameShape(r, "out", a.out, "x", a.x);
+}
+
+int32_t RunClamp(const Report&, const oxi_op& op) {
+  const auto& a = As<oxi_clamp_args>(op);
+  const float lo = a.lo, hi = a.hi;
+  ForEachSpan(a.x.rows, a.x.cols, kElemGrain, [&](int64_t row, int64_t c0, int64_t c1) {
+    const float* x = RowPtr<const float>(a.x, row);
+    float* o = RowPtr<float>(a.out, row);
+    for (int64_t i = c0; i < c1; ++i) {
+      const float v = x[i];  // NaN compares false and passes through, as in torch
+      o[i] = v < lo ? lo : (v > hi ? hi : v);
+    }
+  });
+  return OXI_OK;
+}
+
 int32_t CheckGlu(const Report& r, const oxi_op& op) {
   const auto& a = As<oxi_glu_args>(op);
   OXI_CPU_TRY(CheckFn(r, a.act));

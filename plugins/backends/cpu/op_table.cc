@@ -62,6 +62,8 @@ constexpr OpInfo kOps[OXI_OP_KIND_COUNT] = {
      0,
      CheckUpsampleNearest,
      RunUpsampleNearest},
+    {sizeof(oxi_clamp_args), {"x", "out"}, 0, Bit(0), CheckClamp, RunClamp},
+    {sizeof(oxi_avg_pool2d_args), {"x", "out"}, 0, 0, CheckAvgPool2d, RunAvgPool2d},
 };
 
 }  // namespace

@@ -26,17 +26,6 @@ int32_t VulkanBackend::Score(const oxi_host_services*, std::string* reason) {
   }
 }
 
-// A CPU implementation of Vulkan (lavapipe) is no GPU: the backend says it
-// is another accelerator, so --device auto and gpu never pick it (it is
-// there to test the shaders) while --device vulkan takes it.
-int32_t VulkanBackend::DeviceKind() const {
-  if (instance_ == nullptr) return OXI_DEVICE_GPU;
-  for (const PhysicalDevice& d : instance_->devices) {
-    if (d.props.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU) return OXI_DEVICE_GPU;
-  }
-  return OXI_DEVICE_ACCEL;
-}
-
 int32_t VulkanBackend::DeviceCount() const {
   return instance_ != nullptr ? static_cast<int32_t>(instance_->devices.size()) : 0;
 }

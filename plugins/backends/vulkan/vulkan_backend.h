@@ -19,7 +19,6 @@ class VulkanBackend {
   VulkanBackend();
 
   static int32_t Score(const oxi_host_services* host, std::string* reason);
-  int32_t DeviceKind() const;
 
   bool Supports(const oxi_op& op) const;
   sdk::Status Execute(const oxi_op& op) { return ExecuteAll(&ptr(op), 1); }

@@ -13,6 +13,8 @@
 #include <string>
 
 #include "oxinfer/plugin.hpp"
+#include "oxinfer/sdk/codec.hpp"
+#include "plugins/codecs/png/png_rgb.h"
 
 namespace oxinfer {
 namespace png_codec {
@@ -267,8 +269,20 @@ int32_t EncodeImage(const oxi_image* image, const char* format, uint8_t** out, s
 
 void FreeBuffer(uint8_t* buffer) { std::free(buffer); }
 
+// 2.0's entries, then 2.1's: the RGB decode through the SDK's adapter
+// (png_rgb.cc; its images are malloc'd too, so FreeImage releases both).
 const oxi_codec_iface kCodec = {
-    sizeof(oxi_codec_iface), "png", Sniff, DecodeImage, FreeImage, EncodeImage, FreeBuffer,
+    sizeof(oxi_codec_iface),
+    "png",
+    Sniff,
+    DecodeImage,
+    FreeImage,
+    EncodeImage,
+    FreeBuffer,
+    OXI_MEDIA_IMAGE,
+    sdk::CodecPlugin<PngRgb>::DecodeRgbC,
+    nullptr,
+    nullptr,
 };
 
 int32_t Score(const oxi_host_services*, char*, size_t) { return 1; }
@@ -282,7 +296,7 @@ const oxi_plugin kPlugin = {
     OXI_PLUGIN_CODEC,
     kName,
     "0.1.0",
-    "PNG decoder and encoder (libpng)",
+    "PNG decoder and encoder (libpng); RGB as Pillow converts it",
     Score,
     GetInterface,
 };

@@ -92,6 +92,8 @@ sdk::StatusOr<TokenConfig> ParseTokens(const Json& top, const Json& text) {
     if (id < 0) continue;
     t.special_tokens.emplace_back(r.role, id);
     if (std::string(r.role) == "pad") t.pad_token_id = id;
+    const std::string role = r.role;
+    if (role == "image" || role == "audio" || role == "video") t.media_placeholders.push_back(id);
   }
   return t;
 }
@@ -254,15 +256,31 @@ sdk::Status ParseSizes(const Json& t, Gemma4Config* c) {
   OXI_ASSIGN_OR_RETURN(c->final_logit_softcapping, t["final_logit_softcapping"].NumberOr(0.0));
   c->hidden_activation = "gelu_pytorch_tanh";
 
-  if (c->vocab_size <= 0 || c->hidden_size <= 0 || c->intermediate_size <= 0 ||
-      c->num_layers <= 0 || c->num_heads <= 0 || c->num_kv_heads <= 0 || c->head_dim <= 0 ||
-      c->head_dim % 2 != 0 || c->global_head_dim <= 0 || c->global_head_dim % 2 != 0 ||
-      c->sliding_window <= 0 || c->max_position_embeddings <= 0) {
-    return sdk::InvalidArgumentError("config: sizes must be positive (and head dims even)");
+  // Each refusal names the field.
+  const struct {
+    const char* name;
+    int64_t value;
+    bool even;
+  } kPositive[] = {{"vocab_size", c->vocab_size, false},
+                   {"hidden_size", c->hidden_size, false},
+                   {"intermediate_size", c->intermediate_size, false},
+                   {"num_hidden_layers", c->num_layers, false},
+                   {"num_attention_heads", c->num_heads, false},
+                   {"num_key_value_heads", c->num_kv_heads, false},
+                   {"head_dim", c->head_dim, true},
+                   {"global_head_dim", c->global_head_dim, true},
+                   {"sliding_window", c->sliding_window, false},
+                   {"max_position_embeddings", c->max_position_embeddings, false}};
+  for (const auto& p : kPositive) {
+    if (p.value <= 0 || (p.even && p.value % 2 != 0)) {
+      return t[p.name].Error(sdk::StrCat(p.value, ": must be positive", p.even ? " and even" : ""));
+    }
   }
-  if (!(c->rms_norm_eps >= 0) || !(c->final_logit_softcapping >= 0)) {
-    return sdk::InvalidArgumentError(
-        "config: rms_norm_eps and final_logit_softcapping must be >= 0");
+  if (!(c->rms_norm_eps > 0) || !std::isfinite(c->rms_norm_eps)) {
+    return t["rms_norm_eps"].Error("must be a positive finite number");
+  }
+  if (!(c->final_logit_softcapping >= 0) || !std::isfinite(c->final_logit_softcapping)) {
+    return t["final_logit_softcapping"].Error("must be a finite number >= 0 (0: off)");
   }
   if (c->num_heads % c->num_kv_heads != 0) {
     return sdk::InvalidArgumentError(

@@ -44,6 +44,15 @@ struct TokenConfig {
   std::vector<int32_t> stop_tokens;                             // eos_token_id, both levels
   std::vector<std::pair<std::string, int32_t>> special_tokens;  // role, id
   int32_t pad_token_id = 0;
+  // image / audio / video token ids: embedded as pad_token_id wherever they
+  // reach the model as tokens (transformers' multimodal merge does so).
+  std::vector<int32_t> media_placeholders;
+  bool IsMediaPlaceholder(int32_t id) const {
+    for (int32_t m : media_placeholders) {
+      if (m == id) return true;
+    }
+    return false;
+  }
 };
 
 struct Gemma4Config {

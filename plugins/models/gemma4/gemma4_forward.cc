@@ -38,7 +38,8 @@ sdk::Status Decoder::Embed(const std::vector<Piece>& pieces, Activations* a) {
   const int64_t H = cfg_.hidden_size;
   int64_t m = 0;
   for (const Piece& p : pieces) m += p.n;
-  // Token ids (pad where an embedding row comes in: see the header) and positions.
+  // Token ids (pad where an embedding row comes in, and for media placeholder
+  // ids: see the header) and positions.
   std::vector<int32_t> ids(m), pos(m);
   a->pieces.resize(pieces.size());
   int64_t r = 0;
@@ -51,7 +52,9 @@ sdk::Status Decoder::Embed(const std::vector<Piece>& pieces, Activations* a) {
     pr.p0 = store_->at(p.seq).length;
     pr.kv_len = pr.p0 + p.n;
     for (int64_t t = 0; t < p.n; ++t, ++r) {
-      ids[r] = p.tokens == nullptr || p.UsesEmbedding(t) ? cfg_.tokens.pad_token_id : p.tokens[t];
+      const bool pad =
+          p.tokens == nullptr || p.UsesEmbedding(t) || cfg_.tokens.IsMediaPlaceholder(p.tokens[t]);
+      ids[r] = pad ? cfg_.tokens.pad_token_id : p.tokens[t];
       pos[r] = static_cast<int32_t>(pr.p0 + t);
     }
   }

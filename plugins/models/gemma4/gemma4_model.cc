@@ -74,6 +74,7 @@ sdk::StatusOr<std::unique_ptr<Gemma4Model>> Gemma4Model::Open(const sdk::OpenPar
   m->store_ =
       std::make_unique<SequenceStore>(m->cfg_, m->cx_, m->max_sequences_, ring, m->context_);
   m->decoder_ = std::make_unique<Decoder>(m->cfg_, m->weights_, m->cx_, m->store_.get());
+  OXI_RETURN_IF_ERROR(m->OpenVision(p, text));
   sdk::Log(
       p.host, OXI_LOG_INFO, "gemma4",
       sdk::StrCat("opened ", p.model_dir, ": ", m->cfg_.num_layers, " layers, hidden ",
@@ -84,6 +85,7 @@ sdk::StatusOr<std::unique_ptr<Gemma4Model>> Gemma4Model::Open(const sdk::OpenPar
 sdk::ModelInfo Gemma4Model::Info() const {
   sdk::ModelInfo i;
   i.capabilities = OXI_MODEL_TEXT | OXI_MODEL_EMBEDDING_INPUT;
+  if (vision_ != nullptr) i.capabilities |= OXI_MODEL_IMAGE_INPUT;
   i.family = "gemma4";
   i.vocab_size = cfg_.vocab_size;
   i.hidden_size = cfg_.hidden_size;
@@ -230,6 +232,81 @@ sdk::Status Gemma4Model::CopySequence(int32_t src, int32_t dst, int64_t n) {
 }
 
 void Gemma4Model::FreeSequence(int32_t seq) { store_->Release(seq); }
+
+sdk::Status Gemma4Model::OpenVision(const sdk::OpenParams& p, const std::string& config_text) {
+  OXI_ASSIGN_OR_RETURN(sdk::JsonDoc doc, sdk::JsonDoc::Parse(config_text, "config.json"));
+  VisionConfig vc;
+  bool present = false;
+  OXI_RETURN_IF_ERROR(ParseVisionConfig(doc.root(), &vc, &present));
+  if (!present) return sdk::OkStatus();
+  if (!weights_.file.Has("model.vision_tower.patch_embedder.input_proj.weight")) {
+    // A text-only save of a multimodal config: the tower is not there.
+    sdk::Log(p.host, OXI_LOG_INFO, "gemma4",
+             "config.json has a vision_config but the weights no vision tower: text only");
+    return sdk::OkStatus();
+  }
+  vc.text_hidden_size = cfg_.hidden_size;
+  // The image processor's settings: processor_config.json (or the older
+  // preprocessor_config.json), else its defaults on the tower's patch grid.
+  image_cfg_.patch_size = vc.patch_size;
+  image_cfg_.pooling_kernel_size = vc.pooling_kernel_size;
+  for (const char* name : {"processor_config.json", "preprocessor_config.json"}) {
+    const std::string path = p.model_dir + "/" + name;
+    auto text = sdk::ReadFile(path);
+    if (!text.ok()) continue;
+    OXI_ASSIGN_OR_RETURN(sdk::JsonDoc pdoc, sdk::JsonDoc::Parse(*text, name));
+    sdk::Json ip =
+        pdoc.root().Has("image_processor") ? pdoc.root()["image_processor"] : pdoc.root();
+    OXI_ASSIGN_OR_RETURN(image_cfg_, ParseImageProcessorConfig(ip));
+    break;
+  }
+  if (image_cfg_.patch_size != vc.patch_size ||
+      image_cfg_.pooling_kernel_size != vc.pooling_kernel_size) {
+    return sdk::InvalidArgumentError(
+        sdk::StrCat("gemma4: the image processor's patch ", image_cfg_.patch_size, " / pooling ",
+                    image_cfg_.pooling_kernel_size, " differ from the vision tower's ",
+                    vc.patch_size, " / ", vc.pooling_kernel_size));
+  }
+  for (const char* role : {"image", "boi", "eoi"}) {
+    if (SpecialToken(role) < 0) {
+      return sdk::InvalidArgumentError(
+          sdk::StrCat("gemma4: config.json names no ", role, "_token_id for the vision tower"));
+    }
+  }
+  OXI_ASSIGN_OR_RETURN(vision_, VisionTower::Load(cx_, weights_.file, vc, p.weight_dtype));
+  return sdk::OkStatus();
+}
+
+int32_t Gemma4Model::SpecialToken(const char* role) const {
+  for (const auto& s : cfg_.tokens.special_tokens) {
+    if (s.first == role) return s.second;
+  }
+  return -1;
+}
+
+sdk::StatusOr<sdk::MediaOutput> Gemma4Model::EncodeMedia(const sdk::MediaInput& in) {
+  if (in.kind != OXI_MEDIA_IMAGE) {
+    return sdk::UnimplementedError("gemma4: audio input is not implemented");
+  }
+  if (vision_ == nullptr) {
+    return sdk::FailedPreconditionError("gemma4: this checkpoint has no vision tower");
+  }
+  const int budget = in.max_soft_tokens > 0 ? in.max_soft_tokens : image_cfg_.max_soft_tokens;
+  ImageView view{in.pixels, in.width, in.height, in.channels};
+  OXI_ASSIGN_OR_RETURN(ImagePatches patches, PreprocessImage(view, image_cfg_, budget));
+  OXI_ASSIGN_OR_RETURN(std::vector<float> soft, vision_->Encode(patches));
+  const int64_t n = patches.n_soft_tokens, H = cfg_.hidden_size;
+  sdk::MediaOutput out;
+  out.placeholder = SpecialToken("image");
+  out.tokens.assign(static_cast<size_t>(n + 2), out.placeholder);
+  out.tokens.front() = SpecialToken("boi");
+  out.tokens.back() = SpecialToken("eoi");
+  out.embedding_mask.assign(static_cast<size_t>(n + 2), 1);
+  out.embedding_mask.front() = out.embedding_mask.back() = 0;
+  out.embeddings.assign(static_cast<size_t>((n + 2) * H), 0.0f);
+  std::copy(soft.begin(), soft.end(), out.embeddings.begin() + H);
+  return out;
+}
 
 }  // namespace gemma4
 }  // namespace oxinfer

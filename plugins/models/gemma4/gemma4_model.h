@@ -25,7 +25,9 @@
 #include "oxinfer/sdk/status.hpp"
 #include "plugins/models/gemma4/gemma4_config.h"
 #include "plugins/models/gemma4/gemma4_forward.h"
+#include "plugins/models/gemma4/gemma4_image_preprocess.h"
 #include "plugins/models/gemma4/gemma4_sequences.h"
+#include "plugins/models/gemma4/gemma4_vision.h"
 #include "plugins/models/gemma4/gemma4_weights.h"
 
 namespace oxinfer {
@@ -41,6 +43,8 @@ class Gemma4Model {
   sdk::Status Truncate(int32_t seq, int64_t n_keep);
   sdk::Status CopySequence(int32_t src, int32_t dst, int64_t n);
   void FreeSequence(int32_t seq);
+  // An image's soft tokens between <|image> and <image|> (model ABI 2.1).
+  sdk::StatusOr<sdk::MediaOutput> EncodeMedia(const sdk::MediaInput& in);
 
  private:
   explicit Gemma4Model(const oxi_backend_iface* backend) : cx_(backend) {}
@@ -50,12 +54,18 @@ class Gemma4Model {
   // Recomputes dst's caches from `history` (src's first tokens): a truncate
   // or a prefix copy the rings cannot serve.
   sdk::Status Rebuild(int32_t src, int32_t dst, int64_t n);
+  // The vision tower and the image processor's settings, when config.json has
+  // a vision_config.
+  sdk::Status OpenVision(const sdk::OpenParams& p, const std::string& config_text);
+  int32_t SpecialToken(const char* role) const;
 
   Gemma4Config cfg_;
   sdk::Compute cx_;
   Gemma4Weights weights_;
   std::unique_ptr<SequenceStore> store_;
   std::unique_ptr<Decoder> decoder_;
+  std::unique_ptr<VisionTower> vision_;  // null: no vision tower
+  ImageProcessorConfig image_cfg_;
   int64_t chunk_ = 0;
   int64_t context_ = 0;
   int32_t max_sequences_ = 1;

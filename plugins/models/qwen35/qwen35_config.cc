@@ -1,6 +1,7 @@
 #include "plugins/models/qwen35/qwen35_config.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "oxinfer/sdk/json.hpp"
@@ -133,7 +134,9 @@ sdk::Status CheckSizes(const Json& t, const Qwen35Config& c) {
       return t[p.key].Error(StrCat(p.value, " is zero, negative or too large"));
     }
   }
-  if (!(c.rms_norm_eps > 0)) return t["rms_norm_eps"].Error("must be positive");
+  if (!(c.rms_norm_eps > 0) || !std::isfinite(c.rms_norm_eps)) {
+    return t["rms_norm_eps"].Error("must be a positive finite number");
+  }
   if (!(c.rope_theta > 0)) return t["rope_theta"].Error("must be positive");
   if (c.num_attention_heads % c.num_key_value_heads != 0) {
     return t["num_attention_heads"].Error(StrCat(c.num_attention_heads,

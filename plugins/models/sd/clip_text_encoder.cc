@@ -1,5 +1,6 @@
 #include "plugins/models/sd/clip_text_encoder.h"
 
+#include <cmath>
 #include <utility>
 
 #include "plugins/models/sd/sd_config.h"
@@ -17,6 +18,9 @@ sdk::Status ClipTextEncoder::Load(const std::string& dir, const sdk::Compute* cx
   OXI_ASSIGN_OR_RETURN(int64_t n_layers, cfg["num_hidden_layers"].IntOr(12));
   OXI_ASSIGN_OR_RETURN(max_pos_, cfg["max_position_embeddings"].IntOr(77));
   OXI_ASSIGN_OR_RETURN(double eps, cfg["layer_norm_eps"].NumberOr(1e-5));
+  if (!(eps > 0) || !std::isfinite(eps)) {
+    return cfg["layer_norm_eps"].Error("must be a positive finite number");
+  }
   OXI_ASSIGN_OR_RETURN(std::string act, cfg["hidden_act"].StringOr("quick_gelu"));
   if (act == "quick_gelu") {
     act_ = OXI_UNARY_QUICK_GELU;

@@ -34,6 +34,9 @@ sdk::Status UNet::Load(const std::string& dir, const sdk::Compute* cx, oxi_dtype
     return sdk::InvalidArgumentError(
         dir + "/config.json: layers_per_block, norm_num_groups or sample_size out of range");
   }
+  if (!(eps > 0) || !std::isfinite(eps)) {
+    return cfg["norm_eps"].Error("must be a positive finite number");
+  }
   groups_ = static_cast<int32_t>(groups);
   eps_ = static_cast<float>(eps);
   // num_attention_heads, else (diffusers' legacy naming) attention_head_dim.

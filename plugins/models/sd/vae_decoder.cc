@@ -1,5 +1,6 @@
 #include "plugins/models/sd/vae_decoder.h"
 
+#include <cmath>
 #include <utility>
 
 #include "plugins/models/sd/sd_config.h"
@@ -23,7 +24,7 @@ sdk::Status VaeDecoder::Load(const std::string& dir, const sdk::Compute* cx, oxi
     return sdk::UnimplementedError(dir + "/config.json: shift_factor (not an SD 1.x / 2.x VAE)");
   }
   if (ch.empty() || ch.size() > 8 || layers < 1 || layers > 16 || groups < 1 || groups > 1024 ||
-      !(sf > 0)) {
+      !(sf > 0) || !std::isfinite(sf)) {
     return sdk::InvalidArgumentError(dir +
                                      "/config.json: block_out_channels, layers_per_block, "
                                      "norm_num_groups or scaling_factor out of range");

@@ -4,6 +4,7 @@
 #include "plugins/models/gemma4/gemma4_config.h"
 
 #include <string>
+#include <utility>
 
 #include "core/host_services.h"
 #include "gtest/gtest.h"
@@ -140,6 +141,25 @@ TEST(Gemma4Config, StopAndSpecialTokensFromBothLevels) {
       {"video", 258884}, {"boi", 255999}, {"eoi", 258882}, {"boa", 256000},   {"eoa", 258883}};
   EXPECT_EQ(c->tokens.special_tokens, expect);
   EXPECT_EQ(c->first_kv_shared(), 15);
+}
+
+// Values that would make garbage (or divide by zero) are refused at load,
+// naming the field.
+TEST(Gemma4Config, RefusesDegenerateValuesNamingTheField) {
+  const std::pair<const char*, const char*> cases[] = {
+      {R"("rms_norm_eps": 0)", "rms_norm_eps: must be a positive finite number"},
+      {R"("rms_norm_eps": -1e-6)", "rms_norm_eps: must be a positive finite number"},
+      {R"("head_dim": 0)", "head_dim"},
+      {R"("global_head_dim": 7)", "global_head_dim"},
+      {R"("num_attention_heads": 0)", "num_attention_heads"},
+      {R"("final_logit_softcapping": -1)", "final_logit_softcapping"},
+  };
+  for (const auto& [field, words] : cases) {
+    auto c = ParseGemma4Config(std::string(R"({"model_type": "gemma4_text", )") + field + "}");
+    ASSERT_FALSE(c.ok()) << field;
+    EXPECT_NE(c.status().message().find(words), std::string::npos)
+        << field << ": " << c.status().message();
+  }
 }
 
 TEST(Gemma4Config, ErrorsNameTheField) {

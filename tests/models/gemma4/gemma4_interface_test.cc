@@ -171,11 +171,13 @@ TEST(Gemma4Forward, ErrorsNameTheirCause) {
   EXPECT_EQ(m.Truncate(0, -1, &error), OXI_INVALID_ARGUMENT);
   EXPECT_EQ(m.Truncate(0, 10, &error), OXI_OK);  // beyond the length: nothing to drop
 
-  // The sequence is intact after all of this.
+  // The sequence is intact after all of this. The re-fed token goes through
+  // the one-row (GEMV) kernels where the first pass may have used the prefill
+  // GEMM, so SIMD backends differ by summation order (~3e-6), not by state.
   m.Truncate(0, 3);
   std::vector<float> again = m.Feed(0, {toks[3]});
   ASSERT_EQ(static_cast<int>(again.size()), V);
-  EXPECT_EQ(MaxAbsDiff(again.data(), expect.data(), V), 0.0f);
+  EXPECT_LT(MaxAbsDiff(again.data(), expect.data(), V), 1e-5f);
 }
 
 }  // namespace

@@ -32,7 +32,6 @@ int Init(int argc, char** argv) {
   // pool keeps the run time steady on a busy 2-core machine.
   const char* threads = std::getenv("QWEN35_TEST_THREADS");
   ThreadPool::SetGlobalThreads(threads != nullptr ? std::atoi(threads) : 1);
-  if (testing::AllSpecsDeclined(*g_specs)) return -1;  // e.g. vulkan without a device
   return 0;
 }
 

@@ -32,11 +32,20 @@ extern "C" {
 #endif
 
 #define OXI_ABI_MAJOR 2
-/* Minor versions (appended fields and entries, read after OXI_HAS_FIELD):
- *   2.1: oxi_backend_iface.device_count / device_info_at / select_device
- *        (backends that see several devices: vulkan:1). */
+/* Minor versions (appended fields and entries only, read after OXI_HAS_FIELD):
+ *   2.1: backend: oxi_backend_iface.device_count / device_info_at / select_device
+ *        (backends that see several devices: vulkan:1), .prefill_chunk;
+ *        codecs: oxi_codec_iface.media, decode_image_rgb, decode_audio, free_audio
+ *        (oxi_audio, oxi_decode_limits in codec_abi.h);
+ *        ops: OXI_OP_CLAMP, OXI_OP_AVG_POOL2D (Gemma 4 media);
+ *        model: oxi_model_iface.encode_media / free_media, OXI_MODEL_MEDIA_INPUT. */
 #define OXI_ABI_MINOR 1
 #define OXI_ENTRY_SYMBOL "oxinfer_plugin_entry"
+
+/* ABI 2.1: kinds of media, as bits (oxi_codec_iface.media: what a codec
+ * decodes) and as values (oxi_media_input.kind: what a model encodes). */
+#define OXI_MEDIA_IMAGE 1u
+#define OXI_MEDIA_AUDIO 2u
 
 #if defined(_WIN32)
 #define OXI_EXPORT __declspec(dllexport)

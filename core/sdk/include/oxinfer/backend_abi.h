@@ -122,6 +122,10 @@ typedef struct oxi_backend_iface {
   /* Optional. Makes device `index` the one this table computes on (0 by
    * default); only before the first buffer_alloc. --device vulkan:1. */
   int32_t (*select_device)(void* self, int32_t index, char* error, size_t error_size);
+  /* Tokens per prefill chunk this backend runs best with (GPUs want large
+   * GEMMs); 0: the host's default. --prefill-chunk overrides it. */
+  int32_t prefill_chunk;
+  int32_t reserved_2_1;
 } oxi_backend_iface;
 
 #ifdef __cplusplus

@@ -47,6 +47,8 @@ typedef struct oxi_model_open_params {
 #define OXI_MODEL_TEXT 1u            /* forward over token sequences, logits out */
 #define OXI_MODEL_EMBEDDING_INPUT 2u /* forward accepts embedding rows (soft tokens) */
 #define OXI_MODEL_IMAGE_OUTPUT 4u    /* generate_image */
+#define OXI_MODEL_IMAGE_INPUT 8u     /* encode_media of images (ABI 2.1) */
+#define OXI_MODEL_AUDIO_INPUT 16u    /* encode_media of audio (ABI 2.1) */
 
 typedef struct oxi_special_token {
   const char* role; /* "bos", "eos", "pad", "image", "audio", "boi", "eoi", ... */
@@ -128,6 +130,38 @@ typedef struct oxi_image_request {
   void* progress_ctx;
 } oxi_image_request;
 
+/* ABI 2.1: an image or an audio clip to encode into soft tokens. */
+/* OXI_MEDIA_IMAGE or OXI_MEDIA_AUDIO (abi_common.h). */
+typedef uint32_t oxi_media_kind;
+
+typedef struct oxi_media_input {
+  uint32_t struct_size;
+  int32_t kind; /* oxi_media_kind */
+  /* IMAGE: 8-bit pixels (1: grey, 2: grey + alpha, 3: RGB, 4: RGBA), borrowed. */
+  oxi_image image;
+  /* AUDIO: mono samples in [-1, 1] at sample_rate, borrowed. */
+  const float* samples;
+  int64_t n_samples;
+  int32_t sample_rate;
+  /* IMAGE: the soft-token budget (the model says which it accepts); 0: its default. */
+  int32_t max_soft_tokens;
+} oxi_media_input;
+
+/* What replaces the attachment's placeholder token in a tokenised prompt:
+ * n_tokens ids, of which those with embedding_mask 1 take the embedding row
+ * of their position instead of the token's (oxi_batch_entry.embeddings, as
+ * is). Allocated by the plugin; release with free_media. */
+typedef struct oxi_media_output {
+  uint32_t struct_size;
+  int32_t placeholder;   /* the token the chat template renders for the attachment */
+  int32_t hidden_size;   /* floats per embedding row */
+  int64_t n_tokens;
+  int32_t* tokens;          /* [n_tokens] */
+  uint8_t* embedding_mask;  /* [n_tokens] */
+  float* embeddings;        /* [n_tokens][hidden_size]; zero where the mask is 0 */
+  int64_t n_soft_tokens;    /* positions with mask 1 */
+} oxi_media_output;
+
 typedef struct oxi_model_iface {
   uint32_t struct_size;
   /* How well this plugin handles the checkpoint whose config.json (or, for a
@@ -159,6 +193,12 @@ typedef struct oxi_model_iface {
   int32_t (*generate_image)(oxi_model* model, const oxi_image_request* request, oxi_image* out,
                             char* error, size_t error_size);
   void (*free_image)(oxi_image* image);
+
+  /* ABI 2.1 (NULL for models without OXI_MODEL_IMAGE_INPUT / AUDIO_INPUT):
+   * the soft tokens of one image or clip, computed through the backend. */
+  int32_t (*encode_media)(oxi_model* model, const oxi_media_input* input, oxi_media_output* out,
+                          char* error, size_t error_size);
+  void (*free_media)(oxi_media_output* out);
 } oxi_model_iface;
 
 #ifdef __cplusplus

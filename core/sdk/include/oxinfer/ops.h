@@ -116,7 +116,10 @@ typedef enum oxi_op_kind {
   OXI_OP_GATED_DELTA = 20,
   OXI_OP_CONV2D = 21,
   OXI_OP_UPSAMPLE_NEAREST = 22,
-  OXI_OP_KIND_COUNT = 23 /* one past the last kind of this ABI version */
+  /* ABI 2.1 */
+  OXI_OP_CLAMP = 23,
+  OXI_OP_AVG_POOL2D = 24,
+  OXI_OP_KIND_COUNT = 25 /* one past the last kind of this ABI version */
 } oxi_op_kind;
 
 /* Element-wise functions (UNARY, GLU, and the activations of the norms and convolutions). */
@@ -418,6 +421,26 @@ typedef struct oxi_upsample_nearest_args {
   int32_t batch, height, width, factor; /* batch 0: 1 */
 } oxi_upsample_nearest_args;
 
+/* out = min(max(x, lo), hi) element-wise (torch.clamp; NaN stays NaN); in
+ * place. Gemma 4's clipped linears. (ABI 2.1) */
+typedef struct oxi_clamp_args {
+  oxi_op op; /* OXI_OP_CLAMP, 2 tensors, 1 output */
+  oxi_tensor x;
+  oxi_tensor out;
+  float lo, hi; /* -inf / +inf: no bound */
+} oxi_clamp_args;
+
+/* Average pooling of channels-last images over non-overlapping factor x
+ * factor windows (height and width multiples of factor): out pixel (y, x) =
+ * the mean of x pixels (y*factor + i, x*factor + j), summed in row-major
+ * order then multiplied by 1 / factor^2. Gemma 4's vision pooler. (ABI 2.1) */
+typedef struct oxi_avg_pool2d_args {
+  oxi_op op; /* OXI_OP_AVG_POOL2D, 2 tensors, 1 output */
+  oxi_tensor x;   /* [batch * height * width][c] f32 */
+  oxi_tensor out; /* [batch * height/factor * width/factor][c] f32 */
+  int32_t batch, height, width, factor; /* batch 0: 1 */
+} oxi_avg_pool2d_args;
+
 /* The name of an op kind ("matmul"); "unknown" for others. */
 static inline const char* oxi_op_name(int kind) {
   switch (kind) {
@@ -443,6 +466,8 @@ static inline const char* oxi_op_name(int kind) {
     case OXI_OP_GATED_DELTA: return "gated_delta";
     case OXI_OP_CONV2D: return "conv2d";
     case OXI_OP_UPSAMPLE_NEAREST: return "upsample_nearest";
+    case OXI_OP_CLAMP: return "clamp";
+    case OXI_OP_AVG_POOL2D: return "avg_pool2d";
     default: return "unknown";
   }
 }
@@ -477,6 +502,8 @@ static inline int oxi_op_init(oxi_op* op, size_t size, int kind) {
     case OXI_OP_GATED_DELTA: n = 7; outs = 2; read = 1; break;
     case OXI_OP_CONV2D: n = 4; break;
     case OXI_OP_UPSAMPLE_NEAREST: n = 2; break;
+    case OXI_OP_CLAMP: n = 2; break;
+    case OXI_OP_AVG_POOL2D: n = 2; break;
     default: return 0;
   }
   memset(op, 0, size);

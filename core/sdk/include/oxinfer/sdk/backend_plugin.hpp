@@ -16,6 +16,7 @@
 //     int32_t DeviceCount() const;
 //     bool DeviceInfoAt(int32_t index, oxi_device_info* info) const;
 //     sdk::Status SelectDevice(int32_t index);
+//     static constexpr int32_t kPrefillChunk = 512;  // tokens per prefill chunk (ABI 2.1)
 //     // Own device memory (all of them, or none: then buffers are host memory
 //     // the adapter manages, and sdk::HostData(tensor) gives an operand's bytes):
 //     sdk::StatusOr<oxi_buffer*> Alloc(uint64_t size, uint32_t flags);
@@ -129,6 +130,13 @@ struct HasDevices<T, std::void_t<decltype(std::declval<const T&>().DeviceCount()
                                  decltype(std::declval<T&>().SelectDevice(int32_t{}))>>
     : std::true_type {};
 
+// T::kPrefillChunk, or 0 (the host's default).
+template <typename T, typename = void>
+struct PrefillChunk : std::integral_constant<int32_t, 0> {};
+template <typename T>
+struct PrefillChunk<T, std::void_t<decltype(T::kPrefillChunk)>>
+    : std::integral_constant<int32_t, T::kPrefillChunk> {};
+
 }  // namespace internal
 
 template <typename T>
@@ -204,6 +212,7 @@ class BackendPlugin {
       t.device_info_at = &InfoAt;
       t.select_device = &Select;
     }
+    t.prefill_chunk = internal::PrefillChunk<T>::value;
     return t;
   }
 

@@ -96,6 +96,25 @@ struct Image {
   std::vector<uint8_t> pixels;  // height rows of width * channels bytes
 };
 
+// One attachment to encode (model_abi.h oxi_media_input), pointers borrowed.
+struct MediaInput {
+  oxi_media_kind kind = OXI_MEDIA_IMAGE;
+  const uint8_t* pixels = nullptr;  // IMAGE
+  int32_t width = 0, height = 0, channels = 3;
+  const float* samples = nullptr;  // AUDIO
+  int64_t n_samples = 0;
+  int32_t sample_rate = 0;
+  int32_t max_soft_tokens = 0;  // IMAGE; 0: the model's default
+};
+
+// What replaces the attachment's placeholder (oxi_media_output).
+struct MediaOutput {
+  int32_t placeholder = 0;
+  std::vector<int32_t> tokens;
+  std::vector<uint8_t> embedding_mask;
+  std::vector<float> embeddings;  // [tokens][hidden_size], zero where the mask is 0
+};
+
 namespace internal {
 
 template <typename T, typename = void>
@@ -119,6 +138,11 @@ struct HasFreeSequence : std::false_type {};
 template <typename T>
 struct HasFreeSequence<T, std::void_t<decltype(std::declval<T&>().FreeSequence(int32_t{}))>>
     : std::true_type {};
+template <typename T, typename = void>
+struct HasEncodeMedia : std::false_type {};
+template <typename T>
+struct HasEncodeMedia<T, std::void_t<decltype(std::declval<T&>().EncodeMedia(
+                             std::declval<const MediaInput&>()))>> : std::true_type {};
 template <typename T, typename = void>
 struct HasGenerateImage : std::false_type {};
 template <typename T>
@@ -160,6 +184,10 @@ class ModelPlugin {
     if constexpr (internal::HasGenerateImage<T>::value) {
       t.generate_image = &GenerateImage;
       t.free_image = &FreeImage;
+    }
+    if constexpr (internal::HasEncodeMedia<T>::value) {
+      t.encode_media = &EncodeMedia;
+      t.free_media = &FreeMedia;
     }
     return t;
   }
@@ -409,6 +437,73 @@ class ModelPlugin {
         return UnimplementedError("generate_image");
       }
     });
+  }
+
+  static int32_t EncodeMedia(oxi_model* model, const oxi_media_input* in, oxi_media_output* out,
+                             char* error, size_t error_size) {
+    return Guard(error, error_size, [&]() -> Status {
+      if (model == nullptr || in == nullptr || out == nullptr ||
+          !OXI_HAS_FIELD(in, oxi_media_input, max_soft_tokens) ||
+          out->struct_size < sizeof(oxi_media_output)) {
+        return InvalidArgumentError("encode_media: null or truncated arguments");
+      }
+      MediaInput m;
+      m.kind = static_cast<oxi_media_kind>(in->kind);
+      if (m.kind == OXI_MEDIA_IMAGE) {
+        if (in->image.pixels == nullptr || in->image.width <= 0 || in->image.height <= 0) {
+          return InvalidArgumentError("encode_media: an image without pixels");
+        }
+        m.pixels = in->image.pixels;
+        m.width = in->image.width;
+        m.height = in->image.height;
+        m.channels = in->image.channels;
+      } else if (m.kind == OXI_MEDIA_AUDIO) {
+        if (in->samples == nullptr || in->n_samples <= 0) {
+          return InvalidArgumentError("encode_media: an audio clip without samples");
+        }
+        m.samples = in->samples;
+        m.n_samples = in->n_samples;
+        m.sample_rate = in->sample_rate;
+      } else {
+        return InvalidArgumentError(StrCat("encode_media: unknown media kind ", in->kind));
+      }
+      m.max_soft_tokens = in->max_soft_tokens;
+      OXI_ASSIGN_OR_RETURN(MediaOutput o, H(model)->model->EncodeMedia(m));
+      const size_t n = o.tokens.size();
+      const int32_t hidden = H(model)->info.hidden_size;
+      if (o.embedding_mask.size() != n || o.embeddings.size() != n * hidden) {
+        return InternalError("encode_media: inconsistent output sizes");
+      }
+      oxi_media_output r;
+      std::memset(&r, 0, sizeof r);
+      r.struct_size = sizeof r;
+      r.placeholder = o.placeholder;
+      r.hidden_size = hidden;
+      r.n_tokens = static_cast<int64_t>(n);
+      r.tokens = static_cast<int32_t*>(std::malloc(n * sizeof(int32_t) + 1));
+      r.embedding_mask = static_cast<uint8_t*>(std::malloc(n + 1));
+      r.embeddings = static_cast<float*>(std::malloc(o.embeddings.size() * sizeof(float) + 1));
+      if (r.tokens == nullptr || r.embedding_mask == nullptr || r.embeddings == nullptr) {
+        FreeMedia(&r);
+        return ResourceExhaustedError("encode_media: out of memory");
+      }
+      std::memcpy(r.tokens, o.tokens.data(), n * sizeof(int32_t));
+      std::memcpy(r.embedding_mask, o.embedding_mask.data(), n);
+      std::memcpy(r.embeddings, o.embeddings.data(), o.embeddings.size() * sizeof(float));
+      for (size_t i = 0; i < n; ++i) r.n_soft_tokens += o.embedding_mask[i] != 0;
+      *out = r;
+      return OkStatus();
+    });
+  }
+
+  static void FreeMedia(oxi_media_output* out) {
+    if (out == nullptr) return;
+    std::free(out->tokens);
+    std::free(out->embedding_mask);
+    std::free(out->embeddings);
+    out->tokens = nullptr;
+    out->embedding_mask = nullptr;
+    out->embeddings = nullptr;
   }
 
   static void FreeImage(oxi_image* image) {

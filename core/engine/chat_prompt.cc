@@ -1,0 +1,61 @@
+#include "core/engine/chat_prompt.h"
+
+#include <dirent.h>
+
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+
+namespace oxinfer::engine {
+
+absl::StatusOr<Prompt> RenderChatPrompt(const CheckpointText& text, const ModelInfo& info,
+                                        const std::vector<Message>& messages,
+                                        const ChatOptions& options) {
+  if (text.chat_template == nullptr) return text.chat_template_error;
+  const bool has_tools = options.tools.is_array() && !options.tools.array().empty();
+  auto rendered = text.chat_template->Render(
+      MessagesForTemplate(messages), has_tools ? options.tools : chat::Value::None(),
+      options.add_generation_prompt, options.template_kwargs);
+  if (!rendered.ok()) {
+    return absl::Status(rendered.status().code(),
+                        absl::StrCat("chat template: ", rendered.status().message()));
+  }
+  Prompt p;
+  p.tokens = text.tokenizer->Encode(*rendered, /*add_special_tokens=*/false);
+  p.opens_reasoning = OpensReasoning(*rendered, info);
+  p.text = *std::move(rendered);
+  if (has_tools) {
+    p.tools = options.tools;
+    p.tool_format = text.tool_format;
+  }
+  return p;
+}
+
+bool OpensReasoning(absl::string_view text, const ModelInfo& info) {
+  if (!info.reasons()) return false;
+  const size_t start = text.rfind(info.reasoning_start);
+  if (start == absl::string_view::npos) return false;
+  const size_t end = text.rfind(info.reasoning_end);
+  return end == absl::string_view::npos || end < start;
+}
+
+absl::StatusOr<std::unique_ptr<CheckpointText>> LoadPromptOnlyText(const std::string& model_dir) {
+  return LoadCheckpointText(model_dir, ModelInfo{});
+}
+
+bool HasWeights(const std::string& dir) {
+  DIR* d = opendir(dir.c_str());
+  if (d == nullptr) return false;
+  bool found = false;
+  while (const dirent* e = readdir(d)) {
+    if (absl::EndsWith(e->d_name, ".safetensors")) {
+      found = true;
+      break;
+    }
+  }
+  closedir(d);
+  return found;
+}
+
+}  // namespace oxinfer::engine

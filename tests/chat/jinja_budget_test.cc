@@ -1,0 +1,99 @@
+// The template budget (docs/limits.md): hostile templates fail with
+// RESOURCE_EXHAUSTED or INVALID_ARGUMENT naming the limit, quickly and in
+// bounded memory, instead of overflowing the stack, running forever or
+// allocating gigabytes.
+#include <string>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "core/chat/jinja.h"
+#include "core/chat/value.h"
+#include "gtest/gtest.h"
+
+namespace oxinfer::chat {
+namespace {
+
+absl::StatusOr<std::string> Render(const std::string& src, const JinjaOptions& options = {}) {
+  auto t = JinjaTemplate::Parse(src, options);
+  if (!t.ok()) return t.status();
+  return t->Render(Value::Dict());
+}
+
+std::string Repeat(const std::string& s, int n) {
+  std::string out;
+  for (int i = 0; i < n; ++i) out += s;
+  return out;
+}
+
+void ExpectRefused(const std::string& src, const std::string& why) {
+  auto r = Render(src);
+  ASSERT_FALSE(r.ok()) << src.substr(0, 80) << " rendered " << r->size() << " bytes";
+  EXPECT_TRUE(absl::StrContains(r.status().message(), why))
+      << src.substr(0, 80) << ": " << r.status();
+}
+
+TEST(JinjaBudgetTest, DeepNestingIsAnErrorNotAStackOverflow) {
+  ExpectRefused(Repeat("{% if true %}", 100000) + "x" + Repeat("{% endif %}", 100000),
+                "nested too deeply");
+  ExpectRefused("{{ " + Repeat("(", 100000) + "1" + Repeat(")", 100000) + " }}",
+                "nested too deeply");
+  ExpectRefused("{{ " + Repeat("[", 100000) + Repeat("]", 100000) + " }}", "nested too deeply");
+  ExpectRefused("{{ x" + Repeat(".a", 100000) + " }}", "");
+  ExpectRefused("{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}", "recursion too deep");
+}
+
+TEST(JinjaBudgetTest, EndlessLoopsRunOutOfSteps) {
+  ExpectRefused("{% for a in range(100000) %}{% for b in range(100000) %}{% endfor %}{% endfor %}",
+                "budget of 10000000 steps");
+  auto r = Render("{% for a in range(1000) %}{{ a }}{% endfor %}");
+  ASSERT_TRUE(r.ok()) << r.status();
+
+  JinjaOptions tight;
+  tight.budget.max_steps = 100;
+  r = Render("{% for a in range(1000) %}{{ a }}{% endfor %}", tight);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kResourceExhausted) << r.status();
+  EXPECT_TRUE(absl::StrContains(r.status().message(), "budget of 100 steps")) << r.status();
+}
+
+TEST(JinjaBudgetTest, HugeIntegersAreRefusedNotComputedForever) {
+  ExpectRefused("{{ 2 ** 10**18 }}", "does not fit in 64 bits");
+  ExpectRefused("{{ 9223372036854775807 + 1 }}", "does not fit in 64 bits");
+  ExpectRefused("{{ -9223372036854775807 - 2 }}", "does not fit in 64 bits");
+  ExpectRefused("{{ 4294967296 * 4294967296 }}", "does not fit in 64 bits");
+  ExpectRefused("{{ (-9223372036854775807 - 1) // -1 }}", "does not fit in 64 bits");
+  auto r = Render("{{ 2 ** 62 }} {{ (-1) ** 1000000000000000000 }} {{ 3 ** 39 }}");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(*r, "4611686018427387904 1 4052555153018976267");
+}
+
+TEST(JinjaBudgetTest, LargeStringsAndListsAreRefusedBeforeAllocation) {
+  ExpectRefused("{{ 'x' | center(1000000000000) }}", "template budget");
+  ExpectRefused("{{ 'a\nb' | indent(1000000000000) }}", "template budget");
+  ExpectRefused("{{ {'a': 1} | tojson(indent=1000000000000) }}", "template budget");
+  ExpectRefused("{{ 'ab' * 1000000000000 }}", "template budget");
+  ExpectRefused("{{ [1, 2] * 1000000000 }}", "template budget");
+  ExpectRefused(
+      "{% set ns = namespace(s='ab') %}{% for i in range(100) %}{% set ns.s = ns.s ~ ns.s %}"
+      "{% endfor %}{{ ns.s | length }}",
+      "budget of 67108864 bytes");
+  ExpectRefused("{{ ('a' * 10000000) | replace('a', 'aaaaaaaaaa') }}", "budget of 67108864 bytes");
+  ExpectRefused("{{ ('a' * 10000000).replace('a', 'aaaaaaaaaa') }}", "budget of 67108864 bytes");
+  ExpectRefused("{{ ([('a' * 10000000)] * 10) | join('') }}", "budget of 67108864 bytes");
+  ExpectRefused("{% for i in range(100000) %}{{ 'x' * 1000 }}{% endfor %}",
+                "output is more than its budget");
+}
+
+TEST(JinjaBudgetTest, OutputBudgetCanBeSet) {
+  JinjaOptions small;
+  small.budget.max_output_bytes = 10;
+  auto r = Render("{{ 'hello world' }}", small);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kResourceExhausted) << r.status();
+  r = Render("{{ 'hello' }}", small);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(*r, "hello");
+}
+
+}  // namespace
+}  // namespace oxinfer::chat

@@ -1,0 +1,63 @@
+// tokenizer.json as hostile input (docs/limits.md): ids that would size the
+// tables for 2^31 entries, ids that are not integers, files that are not
+// regular files, nesting too deep. Each is refused with a message.
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "core/tokenizer/tokenizer.h"
+#include "gtest/gtest.h"
+
+namespace oxinfer::tokenizer {
+namespace {
+
+std::string WithVocab(const std::string& vocab, const std::string& added = "[]") {
+  return absl::StrCat(R"({"version": "1.0", "added_tokens": )", added,
+                      R"(, "model": {"type": "BPE", "vocab": )", vocab, R"(, "merges": []}})");
+}
+
+void ExpectRefused(const std::string& json, const std::string& words) {
+  auto t = Tokenizer::FromJson(json);
+  ASSERT_FALSE(t.ok()) << json.substr(0, 120);
+  EXPECT_TRUE(absl::StrContains(t.status().message(), words))
+      << json.substr(0, 120) << ": " << t.status();
+}
+
+TEST(TokenizerLimitsTest, IdsAreBounded) {
+  auto ok = Tokenizer::FromJson(WithVocab(R"({"a": 0, "b": 1})"));
+  ASSERT_TRUE(ok.ok()) << ok.status();
+  ExpectRefused(WithVocab(R"({"a": 0, "b": 2147483000})"), "is not an integer in [0, 4194304)");
+  ExpectRefused(WithVocab(R"({"a": -1})"), "is not an integer");
+  ExpectRefused(WithVocab(R"({"a": 1.5})"), "is not an integer");
+  ExpectRefused(WithVocab(R"({"a": 0})", R"([{"id": 2147483000, "content": "<x>"}])"),
+                "added_tokens: id of '<x>' is not an integer");
+  ExpectRefused(WithVocab(R"({"a": 0})", R"([{"id": -5, "content": "<x>"}])"),
+                "added_tokens: id of '<x>'");
+  ExpectRefused(WithVocab(R"({"a": 0})", R"([{"id": 1e300, "content": "<x>"}])"),
+                "added_tokens: id of '<x>'");
+  ExpectRefused(WithVocab(R"({"a": 0})", R"([{"id": "7", "content": "<x>"}])"),
+                "added_tokens: id of '<x>'");
+}
+
+TEST(TokenizerLimitsTest, DeepNestingIsRefused) {
+  std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  auto t = Tokenizer::FromJson(absl::StrCat(R"({"x": )", deep, "}"));
+  ASSERT_FALSE(t.ok());
+}
+
+TEST(TokenizerLimitsTest, NonRegularFilesAreRefusedBeforeReading) {
+  const std::string fifo = std::string(std::getenv("TEST_TMPDIR")) + "/tokenizer.json";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  auto t = Tokenizer::FromFile(fifo);  // would block on open without the check
+  ASSERT_FALSE(t.ok());
+  EXPECT_TRUE(absl::StrContains(t.status().message(), "FIFO")) << t.status();
+  t = Tokenizer::FromFile("/dev/zero");
+  ASSERT_FALSE(t.ok());
+  EXPECT_TRUE(absl::StrContains(t.status().message(), "character device")) << t.status();
+}
+
+}  // namespace
+}  // namespace oxinfer::tokenizer
