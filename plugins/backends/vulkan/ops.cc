@@ -25,6 +25,22 @@ bool SameView(const oxi_tensor& a, const oxi_tensor& b) {
          a.cols == b.cols && oxi_tensor_stride(&a) == oxi_tensor_stride(&b);
 }
 
+// Column views of one buffer with the same row stride whose columns do not
+// meet (gate and up of a fused [rows][2 * cols] projection): their extents
+// interleave but no word is shared.
+bool DisjointColumns(const oxi_tensor& a, const oxi_tensor& b) {
+  const uint64_t stride = static_cast<uint64_t>(oxi_tensor_stride(&a));
+  if (stride == 0 || stride != static_cast<uint64_t>(oxi_tensor_stride(&b))) return false;
+  const uint64_t wa =
+      static_cast<uint64_t>(oxi_dtype_row_bytes(static_cast<oxi_dtype>(a.dtype), a.cols));
+  const uint64_t wb =
+      static_cast<uint64_t>(oxi_dtype_row_bytes(static_cast<oxi_dtype>(b.dtype), b.cols));
+  // Shaders store 16-bit values as whole words: only word-aligned columns.
+  if (wa > stride || wb > stride || (a.offset | b.offset | wa | wb | stride) % 4 != 0) return false;
+  const uint64_t d = (b.offset + stride - a.offset % stride) % stride;  // b's start within a's row
+  return wa <= d && d + wb <= stride;
+}
+
 // An output that overlaps an input without being the same view (in place):
 // the ops' results would depend on the order threads run in.
 bool PartlyOverlaps(const oxi_op& op) {
@@ -37,7 +53,10 @@ bool PartlyOverlaps(const oxi_op& op) {
       const oxi_tensor* in = oxi_op_tensor(&op, i);
       if (i == o || in->buffer != out->buffer) continue;
       const uint64_t i0 = in->offset, i1 = i0 + static_cast<uint64_t>(oxi_tensor_extent(in));
-      if (i0 < o1 && o0 < i1 && !(i < first_out && SameView(*in, *out))) return true;
+      if (i0 < o1 && o0 < i1 && !(i < first_out && SameView(*in, *out)) &&
+          !DisjointColumns(*in, *out)) {
+        return true;
+      }
     }
   }
   return false;
@@ -65,28 +84,50 @@ bool OperandsFit(const Limits& limits, const oxi_op& op) {
 // The argument struct's size of a kind this backend runs; 0 for others.
 size_t ArgsSize(int kind) {
   switch (kind) {
-    case OXI_OP_MATMUL: return sizeof(oxi_matmul_args);
-    case OXI_OP_GET_ROWS: return sizeof(oxi_get_rows_args);
-    case OXI_OP_SET_ROWS: return sizeof(oxi_set_rows_args);
-    case OXI_OP_COPY: return sizeof(oxi_copy_args);
-    case OXI_OP_FILL: return sizeof(oxi_fill_args);
-    case OXI_OP_CONCAT: return sizeof(oxi_concat_args);
-    case OXI_OP_UNARY: return sizeof(oxi_unary_args);
-    case OXI_OP_BINARY: return sizeof(oxi_binary_args);
-    case OXI_OP_SCALE: return sizeof(oxi_scale_args);
-    case OXI_OP_GLU: return sizeof(oxi_glu_args);
-    case OXI_OP_SOFTMAX: return sizeof(oxi_softmax_args);
-    case OXI_OP_RMS_NORM: return sizeof(oxi_rms_norm_args);
-    case OXI_OP_L2_NORM: return sizeof(oxi_l2_norm_args);
-    case OXI_OP_ROPE: return sizeof(oxi_rope_args);
-    case OXI_OP_ATTENTION: return sizeof(oxi_attention_args);
-    case OXI_OP_CONV1D_CAUSAL: return sizeof(oxi_conv1d_causal_args);
-    case OXI_OP_GATED_DELTA: return sizeof(oxi_gated_delta_args);
-    case OXI_OP_CONV2D: return sizeof(oxi_conv2d_args);
-    case OXI_OP_GROUP_NORM: return sizeof(oxi_group_norm_args);
-    case OXI_OP_LAYER_NORM: return sizeof(oxi_layer_norm_args);
-    case OXI_OP_UPSAMPLE_NEAREST: return sizeof(oxi_upsample_nearest_args);
-    default: return 0;
+    case OXI_OP_MATMUL:
+      return sizeof(oxi_matmul_args);
+    case OXI_OP_GET_ROWS:
+      return sizeof(oxi_get_rows_args);
+    case OXI_OP_SET_ROWS:
+      return sizeof(oxi_set_rows_args);
+    case OXI_OP_COPY:
+      return sizeof(oxi_copy_args);
+    case OXI_OP_FILL:
+      return sizeof(oxi_fill_args);
+    case OXI_OP_CONCAT:
+      return sizeof(oxi_concat_args);
+    case OXI_OP_UNARY:
+      return sizeof(oxi_unary_args);
+    case OXI_OP_BINARY:
+      return sizeof(oxi_binary_args);
+    case OXI_OP_SCALE:
+      return sizeof(oxi_scale_args);
+    case OXI_OP_GLU:
+      return sizeof(oxi_glu_args);
+    case OXI_OP_SOFTMAX:
+      return sizeof(oxi_softmax_args);
+    case OXI_OP_RMS_NORM:
+      return sizeof(oxi_rms_norm_args);
+    case OXI_OP_L2_NORM:
+      return sizeof(oxi_l2_norm_args);
+    case OXI_OP_ROPE:
+      return sizeof(oxi_rope_args);
+    case OXI_OP_ATTENTION:
+      return sizeof(oxi_attention_args);
+    case OXI_OP_CONV1D_CAUSAL:
+      return sizeof(oxi_conv1d_causal_args);
+    case OXI_OP_GATED_DELTA:
+      return sizeof(oxi_gated_delta_args);
+    case OXI_OP_CONV2D:
+      return sizeof(oxi_conv2d_args);
+    case OXI_OP_GROUP_NORM:
+      return sizeof(oxi_group_norm_args);
+    case OXI_OP_LAYER_NORM:
+      return sizeof(oxi_layer_norm_args);
+    case OXI_OP_UPSAMPLE_NEAREST:
+      return sizeof(oxi_upsample_nearest_args);
+    default:
+      return 0;
   }
 }
 

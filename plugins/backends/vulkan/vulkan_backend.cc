@@ -1,5 +1,6 @@
 #include "plugins/backends/vulkan/vulkan_backend.h"
 
+#include <cstdlib>
 #include <cstring>
 
 #include "plugins/backends/vulkan/ops.h"
@@ -19,10 +20,14 @@ int32_t VulkanBackend::Score(const oxi_host_services*, std::string* reason) {
   // (lavapipe) last.
   const PhysicalDevice& d = vi->devices[0];
   switch (d.props.deviceType) {
-    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return 100;
-    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return 80;
-    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return 60;
-    default: return 10;
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
+      return 100;
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
+      return 80;
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
+      return 60;
+    default:
+      return 10;
   }
 }
 
@@ -88,13 +93,14 @@ sdk::Status VulkanBackend::ExecuteAll(const oxi_op* const* ops, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
     const oxi_op& op = *ops[i];
     if (!Supports(op)) {
-      return sdk::UnimplementedError(
-          sdk::StrCat(oxi_op_name(op.kind), ": not supported by the Vulkan backend with these "
-                                            "dtypes and shapes (supports() says no)"));
+      return sdk::UnimplementedError(sdk::StrCat(oxi_op_name(op.kind),
+                                                 ": not supported by the Vulkan backend with these "
+                                                 "dtypes and shapes (supports() says no)"));
     }
     const sdk::Status s = EncodeOp(dev, op);
     if (!s.ok()) return sdk::Status(s.code(), sdk::StrCat(oxi_op_name(op.kind), ": ", s.message()));
-    if (pending_.size() < 200) pending_ += std::string(pending_.empty() ? "" : ", ") + oxi_op_name(op.kind);
+    if (pending_.size() < 200)
+      pending_ += std::string(pending_.empty() ? "" : ", ") + oxi_op_name(op.kind);
     checks_data = checks_data || op.kind == OXI_OP_GET_ROWS || op.kind == OXI_OP_SET_ROWS;
   }
   return checks_data ? Synchronize() : sdk::OkStatus();
@@ -110,10 +116,19 @@ sdk::Status VulkanBackend::Synchronize() {
 sdk::StatusOr<oxi_buffer*> VulkanBackend::Alloc(uint64_t size, uint32_t flags) {
   OXI_ASSIGN_OR_RETURN(Device * dev, Dev());
   OXI_ASSIGN_OR_RETURN(VkBuf * b, dev->Alloc(size));
-  if ((flags & OXI_BUFFER_ZERO) != 0) {
-    std::vector<uint8_t> zeros(std::min<uint64_t>(size, uint64_t{1} << 20), 0);
+  // OXINFER_VULKAN_POISON=1: buffers not asked zeroed start as NaN bytes,
+  // so that a read of memory nothing wrote shows (lavapipe's allocations
+  // hold whatever the process freed there last).
+  static const bool poison = [] {
+    const char* e = std::getenv("OXINFER_VULKAN_POISON");
+    return e != nullptr && e[0] == '1';
+  }();
+  if ((flags & OXI_BUFFER_ZERO) != 0 || poison) {
+    const uint8_t fill = (flags & OXI_BUFFER_ZERO) != 0 ? 0 : 0xff;
+    std::vector<uint8_t> zeros(std::min<uint64_t>(size, uint64_t{1} << 20), fill);
     for (uint64_t done = 0; done < size; done += zeros.size()) {
-      const sdk::Status s = dev->Write(b, done, zeros.data(), std::min<uint64_t>(zeros.size(), size - done));
+      const sdk::Status s =
+          dev->Write(b, done, zeros.data(), std::min<uint64_t>(zeros.size(), size - done));
       if (!s.ok()) {
         dev->Free(b);
         return s;

@@ -97,21 +97,52 @@ float round_away(float v) {
   return t;
 }
 
-// exp(x) to about an ulp: x = k ln2 + r with |r| <= ln2 / 2 (two-constant
-// Cody-Waite), the driver's exp on r only, then scaled by 2^k. The driver's
-// exp alone loses digits for large |x| (exp(87) off by 2e-6 relative).
+// lavapipe does not fuse fma() (it rounds the product), so the argument
+// reductions below use Cephes' split constants, whose leading parts have so
+// few bits that k * part is exact in f32 without fma.
+
+// exp(x) to about an ulp: x = k ln2 + r with |r| <= ln2 / 2, Cephes' expf
+// polynomial on r, then scaled by 2^k. The driver's exp loses digits
+// (lavapipe: exp(87) off by 2e-6 relative), so it is not used at all.
 float exp_acc(float x) {
   if (isnan(x)) return x;
   if (x > 88.8) return 1.0 / 0.0;
   if (x < -104.0) return 0.0;
   float k = round(x * 1.4426950408889634);
-  float r = fma(-k, 0.693145751953125, x);
-  r = fma(-k, 1.428606765330187e-06, r);
-  float e = exp(r);
+  precise float r = x - k * 0.693359375;
+  r = r - k * -2.12194440e-4;
+  float p = 1.9875691500e-4;
+  p = p * r + 1.3981999507e-3;
+  p = p * r + 8.3334519073e-3;
+  p = p * r + 4.1665795894e-2;
+  p = p * r + 1.6666665459e-1;
+  p = p * r + 5.0000001201e-1;
+  float e = p * (r * r) + r + 1.0;
   // 2^k in two steps: k may be -149 .. 128, past a float's exponent range.
   int ki = int(k);
   int k1 = ki / 2;
   return e * uintBitsToFloat(uint(k1 + 127) << 23) * uintBitsToFloat(uint(ki - k1 + 127) << 23);
+}
+
+// sin and cos to about an ulp for |angle| up to ~1e4 (then gracefully
+// less): angle = j pi/2 + y, |y| <= pi/4 (Cephes' three-part pi/2), and
+// Cephes' sinf / cosf polynomials on y. The driver's sin / cos (and any
+// reduction with a full-precision 2 pi, as fma is not fused) are off by up
+// to 1.4e-5 at angle 1000 on lavapipe.
+void sincos_acc(float angle, out float s, out float c) {
+  float j = round(angle * 0.6366197723675814);
+  precise float y = angle - j * 1.5703125;
+  y = y - j * 4.837512969970703125e-4;
+  y = y - j * 7.54978995489188216e-8;
+  float z = y * y;
+  float sp = ((-1.9515295891e-4 * z + 8.3321608736e-3) * z - 1.6666654611e-1) * z * y + y;
+  float cp = ((2.443315711809948e-5 * z - 1.388731625493765e-3) * z + 4.166664568298827e-2) *
+                 z * z - 0.5 * z + 1.0;
+  int q = int(j) & 3;  // two's complement: j = -1 is quadrant 3
+  if (q == 0) { s = sp; c = cp; }
+  else if (q == 1) { s = cp; c = -sp; }
+  else if (q == 2) { s = -sp; c = -cp; }
+  else { s = -cp; c = sp; }
 }
 
 // The linear workgroup index over a 2-D grid (the host splits large counts).

@@ -1,8 +1,7 @@
 #version 450
 // Rotary embedding, rotate-half pairs (i, i + rot_dim / 2) of every head;
 // dims past rot_dim copied. One thread per (token, head, pair or passed dim).
-// The angle is reduced to [-pi, pi] first (two-constant Cody-Waite), so the
-// driver's cos / sin see the range where they are accurate.
+// sin / cos written out (sincos_acc): the driver's are not accurate enough.
 // Tensors: 0 x, 1 pos, 2 inv_freq, 3 out.
 #include "common.glsl"
 layout(local_size_x = 256) in;
@@ -23,10 +22,8 @@ void main() {
   uint o = pc.off3 + t * pc.stride3 + 4u * h * pc.head_dim;
   if (i < half_) {
     float angle = float(LD_I32(1, pc.off1 + 4u * t)) * LD_F32(2, pc.off2 + 4u * i);
-    float k = round(angle * 0.15915494309189535);
-    float r = fma(-k, 6.28318548202514648, angle);
-    r = fma(-k, -1.7484555314695172e-7, r);
-    float c = cos(r), s = sin(r);
+    float c, s;
+    sincos_acc(angle, s, c);
     float x0 = LD_F32(0, x + 4u * i), x1 = LD_F32(0, x + 4u * (i + half_));
     ST_F32(3, o + 4u * i, x0 * c - x1 * s);
     ST_F32(3, o + 4u * (i + half_), x1 * c + x0 * s);
