@@ -8,6 +8,7 @@
 #   fuzz/build_and_run.sh tokenizer       # tokenizer.json loading, encode, decode
 #   fuzz/build_and_run.sh hub_model_info  # the Hub's model-info answers
 #   fuzz/build_and_run.sh gguf            # GGUF headers and the dequantisers
+#   fuzz/build_and_run.sh server_request  # the server's chat, completion and image bodies
 #   RUNS=5000000 fuzz/build_and_run.sh
 #   MAX_TIME=600 RUNS=-1 fuzz/build_and_run.sh json
 #   fuzz/build_and_run.sh png             # a codec plugin's glue: png, jpeg, webp, gif,
@@ -44,6 +45,13 @@ case "$TARGET" in
       core/builtin_tools/calculator.cc core/chat/value.cc core/chat/value_json_reader.cc
       core/chat/value_json_writer.cc core/chat/value_utf8.cc -lgmp)
     MAX_LEN=8192 ;;
+  server_request)
+    NAME=server_request_fuzzer
+    SRCS=(fuzz/server_request_fuzzer.cc fuzz/server_request_fuzzer_main.cc
+      tools/server/text_request.cc tools/server/image_request.cc tools/server/api_error.cc
+      core/engine/conversation_json.cc core/engine/message.cc core/engine/tool_call.cc
+      core/mapped_file.cc core/json_util.cc $(ls core/chat/value*.cc))
+    MAX_LEN=8192 ;;
   jinja)
     NAME=jinja_template_fuzzer
     SRCS=(fuzz/jinja_template_fuzzer.cc $(ls core/chat/jinja*.cc core/chat/value*.cc))
@@ -77,7 +85,7 @@ case "$TARGET" in
     CORPUS_NAME=codec_$TARGET
     MAX_LEN="${MAX_LEN:-16384}" ;;
   *) echo "unknown fuzz target '$TARGET' (safetensors, json, jinja, tokenizer, hub_model_info, gguf, tool_call," \
-    "conversation, calculator, png, jpeg, webp, gif, bmp, sndfile, ffmpeg)" >&2
+    "conversation, calculator, server_request, png, jpeg, webp, gif, bmp, sndfile, ffmpeg)" >&2
     exit 2 ;;
 esac
 LIBS=("${LIBS[@]:-}")

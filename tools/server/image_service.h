@@ -1,8 +1,7 @@
-// POST /v1/images/generations for text-to-image models: the API's fields
-// (prompt, n, size, response_format b64_json, output_format) and the
-// extensions negative_prompt, steps, guidance_scale, sampler and seed, run
-// one request at a time (the model runs one image at a time), each image
-// with seed + i so that n images differ and a seeded request repeats.
+// POST /v1/images/generations for text-to-image models (image_request.h),
+// one request at a time (the model makes one image at a time), each image
+// with seed + i so that n images differ and a seeded request repeats; a
+// client that leaves cancels between denoising steps.
 #ifndef OXINFER_TOOLS_SERVER_IMAGE_SERVICE_H_
 #define OXINFER_TOOLS_SERVER_IMAGE_SERVICE_H_
 
@@ -16,8 +15,6 @@ namespace oxinfer::server {
 
 class ImageService {
  public:
-  static constexpr int kMaxImages = 10;  // per request, as the API
-
   ImageService(engine::Engine& engine, int max_waiting)
       : engine_(engine), max_waiting_(max_waiting) {}
 
