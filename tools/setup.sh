@@ -19,6 +19,9 @@ PACKAGES=(
   libcpp-httplib-dev        # the loopback Hub server of tests/hub
   python3                   # .ci/run's summary; the build needs no Python packages
   python3-venv              # the pinned openai client of the server's tests (below)
+  glslc libvulkan-dev       # the Vulkan backend: GLSL -> SPIR-V at build time, headers
+  libvulkan1 mesa-vulkan-drivers  # the loader and lavapipe (Vulkan on this CPU) for its tests
+  vulkan-tools              # vulkaninfo, to see what the loader finds
 )
 
 missing=()

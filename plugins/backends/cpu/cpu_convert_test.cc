@@ -122,15 +122,13 @@ TEST(CpuConvert, FloatsToFloatsByConvertAndCopy) {
     auto a = Make<oxi_convert_args>(OXI_OP_CONVERT);
     a.src = dev.F32(src, rows, k);
     a.dst = dev.Empty(OXI_DTYPE_I32, rows, k);
-    EXPECT_EQ(dev.Run(a.op), OXI_INVALID_ARGUMENT);
-    EXPECT_NE(dev.error().find("convert: f32 to i32"), std::string::npos) << dev.error();
+    dev.ExpectRejected(a.op, "convert: f32 to i32");
     a.dst = dev.Empty(OXI_DTYPE_F32, rows, k + 1);
-    EXPECT_EQ(dev.Run(a.op), OXI_INVALID_ARGUMENT);
+    dev.ExpectRejected(a.op, "");
     auto c = Make<oxi_copy_args>(OXI_OP_COPY);
     c.src = dev.F32(src, rows, k);
     c.dst = dev.Empty(OXI_DTYPE_Q8_0, rows, 32);
-    EXPECT_EQ(dev.Run(c.op), OXI_INVALID_ARGUMENT);
-    EXPECT_NE(dev.error().find("copy: f32 to q8_0"), std::string::npos) << dev.error();
+    dev.ExpectRejected(c.op, "copy: f32 to q8_0");
   }
 }
 
@@ -171,11 +169,10 @@ TEST(CpuConvert, InterleavedLayoutAndBack) {
       auto a = Make<oxi_convert_args>(OXI_OP_CONVERT);
       a.src = dev.F32(Random(12 * k, 1), 12, k);
       a.dst = dev.Empty(x8, 12, k);
-      EXPECT_EQ(dev.Run(a.op), OXI_INVALID_ARGUMENT);
-      EXPECT_NE(dev.error().find("not whole groups of 8"), std::string::npos) << dev.error();
+      dev.ExpectRejected(a.op, "not whole groups of 8");
       a.src = dev.Upload(want.data(), OXI_DTYPE_Q8_0_X8, 8, k);
       a.dst = dev.Empty(OXI_DTYPE_Q4_0_X8, 8, k);
-      EXPECT_EQ(dev.Run(a.op), OXI_INVALID_ARGUMENT);
+      dev.ExpectRejected(a.op, "");
     }
   }
 }
@@ -200,6 +197,7 @@ TEST(CpuGetRows, EveryTypeAndLayout) {
         a.table = dev.Upload(data.data(), stored, n_rows, k, stored == t ? rb + 4 : 0);
         a.ids = dev.I32(ids);
         a.out = dev.EmptyF32(5, k, k + 3);
+        if (!dev.Takes(a.op)) continue;  // a partial backend leaves it to the CPU
         ASSERT_EQ(dev.Run(a.op), OXI_OK) << dev.error();
         const std::vector<float> out = dev.ReadF32(a.out);
         for (int i = 0; i < 5; ++i) {
@@ -213,8 +211,7 @@ TEST(CpuGetRows, EveryTypeAndLayout) {
     a.table = dev.F32(table, n_rows, k);
     a.ids = dev.I32({-1});
     a.out = dev.EmptyF32(1, k);
-    EXPECT_EQ(dev.Run(a.op), OXI_INVALID_ARGUMENT);
-    EXPECT_NE(dev.error().find("ids[0] = -1"), std::string::npos) << dev.error();
+    dev.ExpectRejected(a.op, "ids[0] = -1");
   }
 }
 
@@ -245,8 +242,7 @@ TEST(CpuSetRows, RingSlotsKeepTheirValues) {
     a.src = dev.F32(src, 3, k);
     a.ids = dev.I32({0, 6, 1});
     a.dst = dev.EmptyF32(n_rows, k);
-    EXPECT_EQ(dev.Run(a.op), OXI_INVALID_ARGUMENT);
-    EXPECT_NE(dev.error().find("set_rows: ids[1] = 6"), std::string::npos) << dev.error();
+    dev.ExpectRejected(a.op, "set_rows: ids[1] = 6");
   }
 }
 
@@ -273,7 +269,7 @@ TEST(CpuFillConcat, Values) {
     auto f = Make<oxi_fill_args>(OXI_OP_FILL);
     f.dst = dev.Empty(OXI_DTYPE_I32, 1, 4);
     f.value = NAN;
-    EXPECT_EQ(dev.Run(f.op), OXI_INVALID_ARGUMENT);
+    dev.ExpectRejected(f.op, "");
 
     const std::vector<float> a = Random(4 * 3, 1), b = Random(4 * 5, 2);
     auto c = Make<oxi_concat_args>(OXI_OP_CONCAT);
@@ -288,8 +284,7 @@ TEST(CpuFillConcat, Values) {
       }
     }
     c.out = dev.EmptyF32(4, 9);
-    EXPECT_EQ(dev.Run(c.op), OXI_INVALID_ARGUMENT);
-    EXPECT_NE(dev.error().find("concat: out is 4x9, not 4x8"), std::string::npos) << dev.error();
+    dev.ExpectRejected(c.op, "concat: out is 4x9, not 4x8");
   }
 }
 

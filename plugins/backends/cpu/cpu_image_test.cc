@@ -99,14 +99,12 @@ TEST(CpuConv2d, RejectsBadShapes) {
     a.batch = 1, a.height = 4, a.width = 4, a.kh = 3, a.kw = 3, a.stride = 1, a.pad = 1;
     ASSERT_EQ(dev.Run(a.op), OXI_OK) << dev.error();
     a.pad = 0;
-    EXPECT_EQ(dev.Run(a.op), OXI_INVALID_ARGUMENT);
-    EXPECT_NE(dev.error().find("conv2d: out is 16x5, not 4x5"), std::string::npos) << dev.error();
+    dev.ExpectRejected(a.op, "conv2d: out is 16x5, not 4x5");
     a.pad = 1;
     a.w = dev.EmptyF32(5, 3 * 3 * 4);
-    EXPECT_EQ(dev.Run(a.op), OXI_INVALID_ARGUMENT);
-    EXPECT_NE(dev.error().find("conv2d: w is 5x36, not 5x27"), std::string::npos) << dev.error();
+    dev.ExpectRejected(a.op, "conv2d: w is 5x36, not 5x27");
     a.w = dev.Empty(OXI_DTYPE_Q8_0, 5, 32);
-    EXPECT_EQ(dev.Run(a.op), OXI_INVALID_ARGUMENT);
+    dev.ExpectRejected(a.op, "");
   }
 }
 
@@ -133,7 +131,7 @@ TEST(CpuUpsampleNearest, PixelsRepeated) {
       }
     }
     a.factor = 3;
-    EXPECT_EQ(dev.Run(a.op), OXI_INVALID_ARGUMENT);
+    dev.ExpectRejected(a.op, "");
   }
 }
 
@@ -147,6 +145,7 @@ TEST(CpuAvgPool2d, WindowMeans) {
     a.x = dev.F32(x, batch * h * w, c, c + 1);
     a.out = dev.EmptyF32(batch * (h / f) * (w / f), c, c + 3);
     a.batch = batch, a.height = h, a.width = w, a.factor = f;
+    if (!dev.Takes(a.op)) continue;  // a partial backend leaves it to the CPU
     ASSERT_EQ(dev.Run(a.op), OXI_OK) << dev.error();
     const std::vector<float> out = dev.ReadF32(a.out);
     for (int64_t b = 0; b < batch; ++b) {
@@ -178,6 +177,7 @@ TEST(CpuClamp, BoundsAndInPlace) {
     a.x = dev.F32(x, 7, 9, 11);
     a.out = a.x;  // in place
     a.lo = -0.25f, a.hi = 0.5f;
+    if (!dev.Takes(a.op)) continue;  // a partial backend leaves it to the CPU
     ASSERT_EQ(dev.Run(a.op), OXI_OK) << dev.error();
     const std::vector<float> out = dev.ReadF32(a.out);
     for (size_t i = 0; i < x.size(); ++i) {

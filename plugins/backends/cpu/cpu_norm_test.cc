@@ -151,12 +151,10 @@ TEST(CpuGroupNorm, ChannelsLastBatchedWithSilu) {
     a.x = dev.F32(x, batch * pixels, c);
     a.out = dev.EmptyF32(batch * pixels, c);
     a.groups = 7;
-    EXPECT_EQ(dev.Run(a.op), OXI_INVALID_ARGUMENT);
-    EXPECT_NE(dev.error().find("group_norm: 7 groups do not divide 48"), std::string::npos)
-        << dev.error();
+    dev.ExpectRejected(a.op, "group_norm: 7 groups do not divide 48");
     a.groups = 6;
     a.batch = 3;
-    EXPECT_EQ(dev.Run(a.op), OXI_INVALID_ARGUMENT);
+    dev.ExpectRejected(a.op, "");
   }
 }
 
@@ -181,6 +179,7 @@ TEST(CpuRope, RotateHalfPartialStrided) {
         a.n_heads = n_heads;
         a.head_dim = head_dim;
         a.rot_dim = rot_dim;
+        if (!dev.Takes(a.op)) continue;  // a partial backend leaves it to the CPU
         ASSERT_EQ(dev.Run(a.op), OXI_OK) << dev.error();
         const std::vector<float> x = dev.ReadF32(a.out);
         const int half = rot_dim / 2;

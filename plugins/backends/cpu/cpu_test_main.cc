@@ -13,5 +13,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   oxinfer::cpu_test::SetPluginPaths(std::vector<std::string>(argv + 1, argv + argc));
+  // A backend that cannot run here (a CPU variant without its ISA, a GPU
+  // backend without a device) is skipped, and says why.
+  for (const auto& v : oxinfer::cpu_test::Verdicts()) {
+    if (!v.loaded) std::printf("[ skipped ] %s: %s\n", v.path.c_str(), v.reason.c_str());
+  }
   return RUN_ALL_TESTS();
 }

@@ -140,5 +140,21 @@ int32_t Dev::Run(const oxi_op& op) {
   return rc;
 }
 
+bool Dev::Takes(const oxi_op& op) const {
+  const oxi_backend_iface* t = variant_.iface;
+  if ((t->flags & OXI_BACKEND_COMPLETE) != 0 || t->supports == nullptr) return true;
+  return t->supports(t->self, &op) != 0;
+}
+
+void Dev::ExpectRejected(const oxi_op& op, const std::string& text) {
+  const int32_t rc = Run(op);
+  if ((variant_.iface->flags & OXI_BACKEND_COMPLETE) != 0) {
+    EXPECT_EQ(rc, OXI_INVALID_ARGUMENT) << error_;
+    EXPECT_NE(error_.find(text), std::string::npos) << error_;
+  } else {
+    EXPECT_NE(rc, OXI_OK) << "a partial backend ran an invalid " << oxi_op_name(op.kind);
+  }
+}
+
 }  // namespace cpu_test
 }  // namespace oxinfer

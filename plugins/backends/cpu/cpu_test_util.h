@@ -64,6 +64,15 @@ class Dev {
 
   // Runs one op; OXI_OK or the code, with the message in error().
   int32_t Run(const oxi_op& op);
+  // Whether this backend takes the op: always for a complete one; for a
+  // partial one (an accelerator: the Vulkan backend) what supports() says.
+  // A case a partial backend leaves to the CPU is skipped for it, as the
+  // dispatcher would run it on the CPU.
+  bool Takes(const oxi_op& op) const;
+  // Checks that the op is refused: by a complete backend with
+  // OXI_INVALID_ARGUMENT and a message containing `text`; by a partial one
+  // with any error (its supports() leaves invalid calls to the CPU's checks).
+  void ExpectRejected(const oxi_op& op, const std::string& text);
   const std::string& error() const { return error_; }
 
   sdk::Compute& cx() { return cx_; }
