@@ -8,6 +8,7 @@
 #   fuzz/build_and_run.sh tokenizer       # tokenizer.json loading, encode, decode
 #   fuzz/build_and_run.sh hub_model_info  # the Hub's model-info answers
 #   fuzz/build_and_run.sh gguf            # GGUF headers and the dequantisers
+#   fuzz/build_and_run.sh server_request  # the server's chat, completion and image bodies
 #   fuzz/build_and_run.sh model_config    # every model family's config parsers
 #   fuzz/build_and_run.sh shard_index     # model.safetensors.index.json with real shards
 #   fuzz/build_and_run.sh clip_tokenizer  # the SD CLIP tokenizer: tokenizer.json, prompts
@@ -46,6 +47,13 @@ case "$TARGET" in
       core/engine/message.cc core/engine/tool_call.cc core/mapped_file.cc
       core/builtin_tools/calculator.cc core/chat/value.cc core/chat/value_json_reader.cc
       core/chat/value_json_writer.cc core/chat/value_utf8.cc -lgmp)
+    MAX_LEN=8192 ;;
+  server_request)
+    NAME=server_request_fuzzer
+    SRCS=(fuzz/server_request_fuzzer.cc fuzz/server_request_fuzzer_main.cc
+      tools/server/text_request.cc tools/server/image_request.cc tools/server/api_error.cc
+      core/engine/conversation_json.cc core/engine/message.cc core/engine/tool_call.cc
+      core/mapped_file.cc core/json_util.cc $(ls core/chat/value*.cc))
     MAX_LEN=8192 ;;
   jinja)
     NAME=jinja_template_fuzzer
@@ -100,7 +108,7 @@ case "$TARGET" in
     CORPUS_NAME=codec_$TARGET
     MAX_LEN="${MAX_LEN:-16384}" ;;
   *) echo "unknown fuzz target '$TARGET' (safetensors, json, jinja, tokenizer, hub_model_info, gguf, tool_call," \
-    "conversation, calculator, model_config, shard_index, clip_tokenizer, png, jpeg, webp, gif, bmp, sndfile, ffmpeg)" >&2
+    "conversation, calculator, server_request, model_config, shard_index, clip_tokenizer, png, jpeg, webp, gif, bmp, sndfile, ffmpeg)" >&2
     exit 2 ;;
 esac
 LIBS=("${LIBS[@]:-}")

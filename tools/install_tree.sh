@@ -8,7 +8,7 @@
 #   PREFIX/lib/oxinfer/plugins/*.so
 #   PREFIX/lib/pkgconfig/oxinfer.pc
 #   PREFIX/share/oxinfer/default_model/
-#   PREFIX/bin/oxinfer
+#   PREFIX/bin/oxinfer, PREFIX/bin/oxinfer-server
 # usage: install_tree.sh PREFIX LIBRARY HEADER DIST_DIR PC_TEMPLATE
 set -euo pipefail
 [ $# -eq 5 ] || { echo "usage: $0 PREFIX LIBRARY HEADER DIST_DIR PC_TEMPLATE" >&2; exit 2; }
@@ -31,6 +31,9 @@ for f in "$dist"/share/oxinfer/default_model/*; do
   install -m 0644 "$f" "$prefix/share/oxinfer/default_model/"
 done
 install -m 0755 "$dist/bin/oxinfer" "$prefix/bin/oxinfer"
+if [ -f "$dist/bin/oxinfer-server" ]; then
+  install -m 0755 "$dist/bin/oxinfer-server" "$prefix/bin/oxinfer-server"
+fi
 tmp=$(mktemp "$prefix/lib/pkgconfig/.oxinfer.pc.XXXX")
 sed -e "s|@PREFIX@|$prefix|g" -e "s|@VERSION@|$version|g" "$pc_template" > "$tmp"
 chmod 0644 "$tmp"

@@ -2,7 +2,8 @@
 // conversations (tool calls and their answers) through the real plugin path:
 //
 //   {"model_type": "scripted", "vocab_size": 276, "stop_tokens": [257],
-//    "script": [["<text as bytes>", 264], ["The answer is 7.", 257]]}
+//    "script": [["<text as bytes>", 264], ["The answer is 7.", 257]],
+//    "reasoning_start": "<think>", "reasoning_end": "</think>"}   (optional)
 //
 // Reply k (counted over the sequence's prompts: a forward that asks for
 // logits and does not just feed back the token the model predicted ends a
@@ -48,6 +49,9 @@ class ScriptedModel {
     i.context_length = 1 << 16;
     i.max_sequences = p.max_sequences;
     i.can_rewind = true;
+    // Optional reasoning markers, for hosts' tests of reasoning traces.
+    OXI_ASSIGN_OR_RETURN(i.reasoning_start, c["reasoning_start"].StringOr(""));
+    OXI_ASSIGN_OR_RETURN(i.reasoning_end, c["reasoning_end"].StringOr(""));
     OXI_ASSIGN_OR_RETURN(std::vector<int64_t> stops, c["stop_tokens"].IntList());
     if (stops.empty()) return oxinfer::sdk::InvalidArgumentError("scripted: no stop_tokens");
     for (int64_t s : stops) i.stop_tokens.push_back(static_cast<int32_t>(s));

@@ -220,6 +220,24 @@ class ChatTest(unittest.TestCase):
         self.assertEqual(self.server.metric("oxinfer_busy_slots"), 0)
         made = self.server.metric("oxinfer_completion_tokens_total") - before
         self.assertLess(made, full.usage.completion_tokens)
+        # A client that leaves before a whole (not streamed) reply was made.
+        before = self.server.metric("oxinfer_completion_tokens_total")
+        conn = http.client.HTTPConnection("127.0.0.1", self.server.port, timeout=60)
+        conn.request("POST", "/v1/chat/completions", body=json.dumps(request),
+                     headers={"Content-Type": "application/json"})
+        for _ in range(200):  # until its slot is busy
+            if self.server.metric("oxinfer_busy_slots") == 1:
+                break
+            time.sleep(0.01)
+        conn.close()
+        for _ in range(200):
+            if (self.server.metric("oxinfer_busy_slots") == 0 and
+                    self.server.metric("oxinfer_completion_tokens_total") > before):
+                break
+            time.sleep(0.05)
+        self.assertEqual(self.server.metric("oxinfer_busy_slots"), 0)
+        made = self.server.metric("oxinfer_completion_tokens_total") - before
+        self.assertLess(made, full.usage.completion_tokens)
         # And the server still answers.
         self.assertEqual(len(self.chat("And", max_tokens=2).choices), 1)
 

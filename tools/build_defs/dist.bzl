@@ -17,6 +17,9 @@ def _copy(ctx, src, dest):
 def _dist_impl(ctx):
     binary = _copy(ctx, ctx.executable.binary, "bin/" + ctx.executable.binary.basename)
     outputs = [binary]
+    for target in ctx.attr.extra_binaries:
+        exe = target[DefaultInfo].files_to_run.executable
+        outputs.append(_copy(ctx, exe, "bin/" + exe.basename))
     for target in ctx.attr.plugins:
         for f in target.files.to_list():
             if f.basename.endswith(".so") or f.basename.endswith(".dylib"):
@@ -36,6 +39,8 @@ oxinfer_dist = rule(
     implementation = _dist_impl,
     attrs = {
         "binary": attr.label(executable = True, cfg = "target", mandatory = True),
+        # Further programs of bin/ (oxinfer-server, which `oxinfer serve` runs).
+        "extra_binaries": attr.label_list(cfg = "target"),
         "plugins": attr.label_list(allow_files = True),
         # The files of the model run when --model is not given.
         "default_model": attr.label_list(allow_files = True),

@@ -24,6 +24,7 @@
 #include "tools/oxinfer/listings.h"
 #include "tools/oxinfer/model_source.h"
 #include "tools/oxinfer/progress_bar.h"
+#include "tools/oxinfer/serve_command.h"
 #include "tools/oxinfer/text_command.h"
 
 // Plugins and devices.
@@ -187,10 +188,12 @@ ImageFlags GetImageFlags() {
 }
 
 int Main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "serve") return ExecServer(argc, argv);
   absl::SetProgramUsageMessage(
       "local inference for Gemma 4, Qwen 3.5 / 3.8 and Stable Diffusion.\n"
       "  oxinfer --model DIR -p \"Hello\"      generate text\n"
       "  oxinfer --model DIR --chat           interactive chat\n"
+      "  oxinfer serve --model DIR [--port N] the OpenAI-compatible HTTP server\n"
       "  oxinfer --devices --plugins          what this machine and its plugins can do\n"
       "  oxinfer --decode FILE -o OUT.png     what a model receives from an image (.wav: audio)");
   std::vector<std::string> args = NormalizeArgs(argc, argv);

@@ -49,6 +49,9 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Create(engine::Engine& e
     s->slots_ = *std::move(slots);
     s->text_ = std::make_unique<TextService>(engine, *s->slots_, s->metrics_, options.model_id);
   }
+  if (engine.model_info().generates_images()) {
+    s->images_ = std::make_unique<ImageService>(engine, options.max_queue);
+  }
   s->Route();
   return s;
 }
@@ -161,11 +164,19 @@ void HttpServer::Route() {
         SetError(res, error);
         return;
       }
-      text_->Handle(std::move(request), res);
+      text_->Handle(std::move(request), req, res);
     };
   };
   http_.Post("/v1/chat/completions", text_route(true));
   http_.Post("/v1/completions", text_route(false));
+  http_.Post("/v1/images/generations", [this](const httplib::Request& req, httplib::Response& res) {
+    if (images_ == nullptr) {
+      SetError(res, BadRequest("model", absl::StrCat("the model '", options_.model_id,
+                                                     "' does not generate images")));
+      return;
+    }
+    images_->Handle(req, res);
+  });
 }
 
 absl::Status HttpServer::Bind() {

@@ -1,6 +1,7 @@
 // The OpenAI-compatible HTTP server over one engine: the routes, the API key,
 // request size limits, the slots and the metrics. Routes:
 //   POST /v1/chat/completions, POST /v1/completions   (text models)
+//   POST /v1/images/generations                        (text-to-image models)
 //   GET  /v1/models, GET /v1/models/{id}
 //   GET  /health   (200 {"status": "ok"}; never needs the key: readiness probes)
 //   GET  /metrics  (Prometheus text)
@@ -15,6 +16,7 @@
 #include "absl/status/status.h"
 #include "core/engine/engine.h"
 #include "httplib.h"
+#include "tools/server/image_service.h"
 #include "tools/server/metrics.h"
 #include "tools/server/slot_pool.h"
 #include "tools/server/text_service.h"
@@ -62,6 +64,7 @@ class HttpServer {
   Metrics metrics_;
   std::unique_ptr<SlotPool> slots_;
   std::unique_ptr<TextService> text_;
+  std::unique_ptr<ImageService> images_;
   httplib::Server http_;
 };
 

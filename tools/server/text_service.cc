@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "tools/server/client_connection.h"
 #include "tools/server/text_response.h"
 
 namespace oxinfer::server {
@@ -19,6 +20,7 @@ struct Job {
   engine::Prompt prompt;
   engine::GenerationOptions options;
   ReplyHeader header;
+  std::unique_ptr<ClientConnection> client;
 };
 
 }  // namespace
@@ -34,7 +36,7 @@ std::string TextService::NextId(const char* prefix) {
   return absl::StrFormat("%s-%d%012x", prefix, next_id_.fetch_add(1), rng() & 0xffffffffffffULL);
 }
 
-void TextService::Handle(TextRequest request, httplib::Response& res) {
+void TextService::Handle(TextRequest request, const httplib::Request& req, httplib::Response& res) {
   auto job = std::make_shared<Job>();
   job->lease = slots_.Acquire();
   if (job->lease == nullptr) {
@@ -97,8 +99,13 @@ void TextService::Handle(TextRequest request, httplib::Response& res) {
   job->header.model = model_id_;
   job->request = std::move(request);
 
+  job->client = std::make_unique<ClientConnection>(req);
   if (!job->request.stream) {
-    absl::StatusOr<engine::Reply> reply = session.Generate(job->prompt, job->options);
+    ClientConnection& client = *job->client;
+    absl::StatusOr<engine::Reply> reply =
+        session.Generate(job->prompt, job->options, [&](const engine::StreamEvent&) {
+          if (client.Gone()) session.Cancel();
+        });
     if (!reply.ok()) {
       SetError(res, FromStatus(reply.status(), prompt_param));
       return;

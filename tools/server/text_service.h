@@ -2,7 +2,9 @@
 // on a slot's session, answered as one JSON object or, with "stream": true,
 // as server-sent events (one `data: {chunk}` per piece of text, the usage
 // chunk with "choices": [] when stream_options.include_usage asks, then
-// `data: [DONE]`), as the OpenAI API defines them.
+// `data: [DONE]`), as the OpenAI API defines them. A client that disconnects
+// cancels its reply: a stream notices at its next write, and both kinds poll
+// the connection while tokens come (ClientConnection).
 #ifndef OXINFER_TOOLS_SERVER_TEXT_SERVICE_H_
 #define OXINFER_TOOLS_SERVER_TEXT_SERVICE_H_
 
@@ -25,7 +27,7 @@ class TextService {
 
   // Answers `request` into `res` (an error object, a JSON reply, or a stream
   // that httplib writes after the handler returns).
-  void Handle(TextRequest request, httplib::Response& res);
+  void Handle(TextRequest request, const httplib::Request& req, httplib::Response& res);
 
  private:
   std::string NextId(const char* prefix);
