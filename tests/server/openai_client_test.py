@@ -125,6 +125,21 @@ class ChatTest(unittest.TestCase):
         self.assertEqual(short.usage.completion_tokens, 2)
         self.assertEqual(short.choices[0].finish_reason, "length")
 
+    def test_prefix_reuse(self):
+        first = [{"role": "user", "content": "In the beginning"}]
+        a = self.client.chat.completions.create(model="default", messages=first, temperature=0,
+                                                max_tokens=8)
+        turn2 = first + [{"role": "assistant", "content": a.choices[0].message.content},
+                         {"role": "user", "content": "And then?"}]
+        b = self.client.chat.completions.create(model="default", messages=turn2, temperature=0,
+                                                max_tokens=8)
+        # The slot still holds the first turn: only the rest is computed again.
+        cached = b.usage.prompt_tokens_details.cached_tokens
+        self.assertGreaterEqual(cached, a.usage.prompt_tokens - 1)
+        self.assertLess(cached, b.usage.prompt_tokens)
+        # And the reply is what a fresh computation gives (greedy == the CLI).
+        self.assertEqual(b.choices[0].message.content, cli_reply(turn2, max_tokens=8))
+
     def test_seeded_sampling_repeats(self):
         a = self.chat("Hear, O Israel", temperature=1.0, top_p=0.9, seed=7, max_tokens=16)
         b = self.chat("Hear, O Israel", temperature=1.0, top_p=0.9, seed=7, max_tokens=16)

@@ -69,6 +69,7 @@ void HttpServer::Route() {
   http_.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   http_.set_payload_max_length(options_.max_body_bytes);
   http_.set_keep_alive_timeout(5);
+  http_.set_keep_alive_max_count(1000);
   http_.set_read_timeout(60);
   http_.set_write_timeout(60);
 
