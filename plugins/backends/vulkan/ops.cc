@@ -126,6 +126,10 @@ size_t ArgsSize(int kind) {
       return sizeof(oxi_layer_norm_args);
     case OXI_OP_UPSAMPLE_NEAREST:
       return sizeof(oxi_upsample_nearest_args);
+    case OXI_OP_CLAMP:
+      return sizeof(oxi_clamp_args);
+    case OXI_OP_AVG_POOL2D:
+      return sizeof(oxi_avg_pool2d_args);
     default:
       return 0;
   }
@@ -146,6 +150,7 @@ bool SupportsOp(const Limits& limits, const oxi_op& op) {
     case OXI_OP_COPY:
     case OXI_OP_FILL:
     case OXI_OP_UNARY:
+    case OXI_OP_CLAMP:
     case OXI_OP_BINARY:
     case OXI_OP_SCALE:
     case OXI_OP_GLU:
@@ -163,6 +168,7 @@ bool SupportsOp(const Limits& limits, const oxi_op& op) {
     case OXI_OP_GROUP_NORM:
     case OXI_OP_LAYER_NORM:
     case OXI_OP_UPSAMPLE_NEAREST:
+    case OXI_OP_AVG_POOL2D:
       return SupportsImage(op);
     default:
       return false;  // kinds without a shader (or newer than this backend): the CPU's
@@ -185,6 +191,7 @@ sdk::Status EncodeOp(Device* dev, const oxi_op& op) {
     case OXI_OP_GROUP_NORM:
     case OXI_OP_LAYER_NORM:
     case OXI_OP_UPSAMPLE_NEAREST:
+    case OXI_OP_AVG_POOL2D:
       return EncodeImage(dev, op);
     default:
       return EncodeElementwise(dev, op);

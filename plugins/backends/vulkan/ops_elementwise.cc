@@ -74,6 +74,10 @@ bool SupportsElementwise(const oxi_op& op) {
       const auto& a = reinterpret_cast<const oxi_scale_args&>(op);
       return IsF32(a.x) && IsF32(a.out) && SameShape(a.x, a.out);
     }
+    case OXI_OP_CLAMP: {  // lo > hi (or NaN bounds): the CPU's error
+      const auto& a = reinterpret_cast<const oxi_clamp_args&>(op);
+      return IsF32(a.x) && IsF32(a.out) && SameShape(a.x, a.out) && a.lo <= a.hi;
+    }
     case OXI_OP_BINARY: {
       const auto& a = reinterpret_cast<const oxi_binary_args&>(op);
       return IsF32(a.a) && IsF32(a.b) && IsF32(a.out) && SameShape(a.a, a.out) &&
@@ -104,8 +108,9 @@ sdk::Status EncodeElementwise(Device* dev, const oxi_op& op) {
       pc.U(U32(a.out.cols));
       pc.U(U32(a.table.dtype));
       pc.U(U32(a.table.rows));
-      return dev->Dispatch(Shader::get_rows, {dev->Bind(a.table), dev->Bind(a.ids), dev->Bind(a.out)},
-                           pc, CeilDiv(Elements(a.out), 256));
+      return dev->Dispatch(Shader::get_rows,
+                           {dev->Bind(a.table), dev->Bind(a.ids), dev->Bind(a.out)}, pc,
+                           CeilDiv(Elements(a.out), 256));
     }
     case OXI_OP_SET_ROWS: {
       const auto& a = reinterpret_cast<const oxi_set_rows_args&>(op);
@@ -120,19 +125,21 @@ sdk::Status EncodeElementwise(Device* dev, const oxi_op& op) {
       return Copy(dev, nullptr, nullptr, a.dst, 1, a.value, a.dst.rows, a.dst.cols);
     }
     case OXI_OP_UNARY:
-    case OXI_OP_SCALE: {
-      const bool scale = op.kind == OXI_OP_SCALE;
+    case OXI_OP_SCALE:
+    case OXI_OP_CLAMP: {
+      const bool scale = op.kind == OXI_OP_SCALE, clamp = op.kind == OXI_OP_CLAMP;
       const auto& u = reinterpret_cast<const oxi_unary_args&>(op);
       const auto& s = reinterpret_cast<const oxi_scale_args&>(op);
-      const oxi_tensor& x = scale ? s.x : u.x;
-      const oxi_tensor& out = scale ? s.out : u.out;
+      const auto& c = reinterpret_cast<const oxi_clamp_args&>(op);
+      const oxi_tensor& x = scale ? s.x : clamp ? c.x : u.x;
+      const oxi_tensor& out = scale ? s.out : clamp ? c.out : u.out;
       PushConstants pc;
       pc.U(U32(x.rows));
       pc.U(U32(x.cols));
-      pc.U(scale ? 0 : U32(u.fn));
-      pc.U(scale ? 1 : 0);
-      pc.F(scale ? s.scale : 0.0f);
-      pc.F(scale ? s.bias : 0.0f);
+      pc.U(scale || clamp ? 0 : U32(u.fn));
+      pc.U(scale ? 1 : clamp ? 2 : 0);
+      pc.F(scale ? s.scale : clamp ? c.lo : 0.0f);
+      pc.F(scale ? s.bias : clamp ? c.hi : 0.0f);
       return dev->Dispatch(Shader::unary, {dev->Bind(x), dev->Bind(out)}, pc,
                            CeilDiv(Elements(x), 256));
     }
@@ -162,8 +169,9 @@ sdk::Status EncodeElementwise(Device* dev, const oxi_op& op) {
       pc.U(a.weight.buffer != nullptr ? 1 : 0);
       pc.F(a.eps);
       pc.F(a.weight_offset);
-      return dev->Dispatch(Shader::rms_norm, {dev->Bind(a.x), dev->Bind(a.weight), dev->Bind(a.out)},
-                           pc, static_cast<uint64_t>(a.x.rows));
+      return dev->Dispatch(Shader::rms_norm,
+                           {dev->Bind(a.x), dev->Bind(a.weight), dev->Bind(a.out)}, pc,
+                           static_cast<uint64_t>(a.x.rows));
     }
     default:
       return sdk::UnimplementedError(sdk::StrCat(oxi_op_name(op.kind), ": no Vulkan shader"));

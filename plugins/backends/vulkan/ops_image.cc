@@ -31,8 +31,9 @@ bool SupportsImage(const oxi_op& op) {
       const int64_t wo = OutSize(a.width, a.kw, a.stride, a.pad);
       return a.batch >= 0 && a.height > 0 && a.width > 0 && ho > 0 && wo > 0 && IsF32(a.x) &&
              IsF32(a.out) && a.w.buffer && FloatWeight(a.w.dtype) &&
-             a.x.rows == batch * a.height * a.width && a.w.cols == int64_t{a.kh} * a.kw * a.x.cols &&
-             a.out.rows == batch * ho * wo && a.out.cols == a.w.rows && OptionalRow(a.bias, a.w.rows);
+             a.x.rows == batch * a.height * a.width &&
+             a.w.cols == int64_t{a.kh} * a.kw * a.x.cols && a.out.rows == batch * ho * wo &&
+             a.out.cols == a.w.rows && OptionalRow(a.bias, a.w.rows);
     }
     case OXI_OP_GROUP_NORM: {
       const auto& a = reinterpret_cast<const oxi_group_norm_args&>(op);
@@ -56,6 +57,15 @@ bool SupportsImage(const oxi_op& op) {
              a.x.dtype == a.out.dtype && a.x.rows == batch * a.height * a.width &&
              a.out.rows == batch * a.height * f * a.width * f && a.out.cols == a.x.cols;
     }
+    case OXI_OP_AVG_POOL2D: {  // bad factors: the CPU's error
+      const auto& a = reinterpret_cast<const oxi_avg_pool2d_args&>(op);
+      const int64_t batch = a.batch == 0 ? 1 : a.batch;
+      const int64_t f = a.factor;
+      return a.batch >= 0 && a.height > 0 && a.width > 0 && f > 0 && a.height % f == 0 &&
+             a.width % f == 0 && IsF32(a.x) && IsF32(a.out) &&
+             a.x.rows == batch * a.height * a.width &&
+             a.out.rows == batch * (a.height / f) * (a.width / f) && a.out.cols == a.x.cols;
+    }
     default:
       return false;
   }
@@ -69,10 +79,10 @@ sdk::Status EncodeImage(Device* dev, const oxi_op& op) {
       const int64_t wo = OutSize(a.width, a.kw, a.stride, a.pad);
       const uint64_t tiles_n = CeilDiv(a.w.rows, 32);
       PushConstants pc;
-      for (int64_t v : {int64_t{a.height}, int64_t{a.width}, a.x.cols, a.w.rows, int64_t{a.kh},
-                        int64_t{a.kw}, int64_t{a.stride}, int64_t{a.pad}, ho, wo, a.out.rows,
-                        int64_t{a.w.dtype}, int64_t{a.bias.buffer != nullptr},
-                        static_cast<int64_t>(tiles_n)}) {
+      for (int64_t v :
+           {int64_t{a.height}, int64_t{a.width}, a.x.cols, a.w.rows, int64_t{a.kh}, int64_t{a.kw},
+            int64_t{a.stride}, int64_t{a.pad}, ho, wo, a.out.rows, int64_t{a.w.dtype},
+            int64_t{a.bias.buffer != nullptr}, static_cast<int64_t>(tiles_n)}) {
         pc.U(U32(v));
       }
       return dev->Dispatch(Shader::conv2d,
@@ -114,9 +124,10 @@ sdk::Status EncodeImage(Device* dev, const oxi_op& op) {
       pc.U(a.gamma.buffer != nullptr);
       pc.U(a.beta.buffer != nullptr);
       pc.F(a.eps);
-      return dev->Dispatch(Shader::layer_norm,
-                           {dev->Bind(a.x), dev->Bind(a.gamma), dev->Bind(a.beta), dev->Bind(a.out)},
-                           pc, static_cast<uint64_t>(a.x.rows));
+      return dev->Dispatch(
+          Shader::layer_norm,
+          {dev->Bind(a.x), dev->Bind(a.gamma), dev->Bind(a.beta), dev->Bind(a.out)}, pc,
+          static_cast<uint64_t>(a.x.rows));
     }
     case OXI_OP_UPSAMPLE_NEAREST: {
       const auto& a = reinterpret_cast<const oxi_upsample_nearest_args&>(op);
@@ -127,6 +138,18 @@ sdk::Status EncodeImage(Device* dev, const oxi_op& op) {
       pc.U(U32(a.factor));
       pc.U(U32(a.x.cols));
       return dev->Dispatch(Shader::upsample, {dev->Bind(a.x), dev->Bind(a.out)}, pc,
+                           CeilDiv(a.out.rows * a.out.cols, 256));
+    }
+    case OXI_OP_AVG_POOL2D: {
+      const auto& a = reinterpret_cast<const oxi_avg_pool2d_args&>(op);
+      PushConstants pc;
+      pc.U(U32(a.batch == 0 ? 1 : a.batch));
+      pc.U(U32(a.height));
+      pc.U(U32(a.width));
+      pc.U(U32(a.factor));
+      pc.U(U32(a.x.cols));
+      pc.F(1.0f / static_cast<float>(int64_t{a.factor} * a.factor));
+      return dev->Dispatch(Shader::avg_pool, {dev->Bind(a.x), dev->Bind(a.out)}, pc,
                            CeilDiv(a.out.rows * a.out.cols, 256));
     }
     default:

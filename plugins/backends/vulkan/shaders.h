@@ -30,7 +30,8 @@ namespace vulkan {
   X(group_norm_stats)     \
   X(group_norm_apply)     \
   X(layer_norm)           \
-  X(upsample)
+  X(upsample)             \
+  X(avg_pool)
 
 enum class Shader {
 #define OXI_VK_ENUM(name) name,
