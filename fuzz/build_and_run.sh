@@ -53,7 +53,7 @@ case "$TARGET" in
     SRCS=(fuzz/server_request_fuzzer.cc fuzz/server_request_fuzzer_main.cc
       tools/server/text_request.cc tools/server/image_request.cc tools/server/api_error.cc
       core/engine/conversation_json.cc core/engine/message.cc core/engine/tool_call.cc
-      core/mapped_file.cc core/json_util.cc $(ls core/chat/value*.cc))
+      core/mapped_file.cc core/json_util.cc core/tokenizer/utf8.cc $(ls core/chat/value*.cc))
     MAX_LEN=8192 ;;
   jinja)
     NAME=jinja_template_fuzzer
