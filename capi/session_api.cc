@@ -9,6 +9,7 @@
 #include "capi/handles.h"
 #include "core/builtin_tools/builtin_tools.h"
 #include "core/engine/conversation_json.h"
+#include "core/engine/media_parts.h"
 #include "core/engine/message.h"
 
 namespace oxinfer::capi {
@@ -230,12 +231,23 @@ oxinfer_status oxinfer_session_add_message(oxinfer_session* session, oxinfer_rol
           m.content.push_back({oxinfer::engine::ContentPart::Type::kText, p.text});
           break;
         case OXINFER_PART_IMAGE:
-        case OXINFER_PART_AUDIO:
-          return Fail(
-              OXINFER_UNIMPLEMENTED,
-              absl::StrCat("parts[", i, "]: ", p.type == OXINFER_PART_IMAGE ? "image" : "audio",
-                           " input is not supported by this engine yet (text only); the "
-                           "message was not added"));
+        case OXINFER_PART_AUDIO: {
+          const bool image = p.type == OXINFER_PART_IMAGE;
+          if (p.data == nullptr || p.size == 0) {
+            return Fail(OXINFER_INVALID_ARGUMENT,
+                        absl::StrCat("parts[", i, "]: ", image ? "image" : "audio",
+                                     " data is NULL or empty"));
+          }
+          auto part = oxinfer::engine::DecodeMediaPart(
+              session->owner->engine->registry(),
+              image ? oxinfer::engine::ContentPart::Type::kImage
+                    : oxinfer::engine::ContentPart::Type::kAudio,
+              absl::string_view(static_cast<const char*>(p.data), p.size),
+              absl::StrCat("parts[", i, "]"));
+          if (!part.ok()) return Fail(part.status());  // the message is not added
+          m.content.push_back(*std::move(part));
+          break;
+        }
         default:
           return Fail(OXINFER_INVALID_ARGUMENT,
                       absl::StrCat("parts[", i, "]: unknown part type ", static_cast<int>(p.type)));

@@ -171,8 +171,10 @@ typedef struct oxinfer_content_part {
   size_t size;
 } oxinfer_content_part;
 
-/* Appends a message. Image and audio parts return OXINFER_UNIMPLEMENTED until
- * the engine takes media input (the message is then not added). */
+/* Appends a message. Image and audio parts carry a file's bytes (any format a
+ * codec plugin decodes), decoded here (a bad file fails and the message is
+ * not added); they reach the model as soft tokens where the template renders
+ * their placeholders (a model without media input fails at generation). */
 oxinfer_status oxinfer_session_add_message(oxinfer_session* session, oxinfer_role role,
                                            const oxinfer_content_part* parts, size_t n_parts);
 oxinfer_status oxinfer_session_add_text(oxinfer_session* session, oxinfer_role role,
