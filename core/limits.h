@@ -43,7 +43,9 @@ inline constexpr size_t kTemplateListItems = size_t{1} << 20;
 inline constexpr int kTemplateCallDepth = 200;
 // Nested blocks, or nested expressions, when parsing.
 inline constexpr int kTemplateNestingDepth = 256;
-// Integers are 64-bit: a result outside [-2^63, 2^63) is an error.
+// Integers beyond 64 bits are exact, as in Python, up to this many decimal
+// digits (Python's int_max_str_digits: it refuses to print more).
+inline constexpr size_t kTemplateIntegerDigits = 4300;
 
 // --- Interactive input.
 // One --chat line read from stdin.

@@ -58,6 +58,7 @@ case "$TARGET" in
   jinja)
     NAME=jinja_template_fuzzer
     SRCS=(fuzz/jinja_template_fuzzer.cc $(ls core/chat/jinja*.cc core/chat/value*.cc))
+    LIBS=(-lgmp)
     MAX_LEN=2048 ;;
   tokenizer)
     NAME=tokenizer_json_fuzzer

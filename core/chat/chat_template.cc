@@ -151,8 +151,8 @@ absl::StatusOr<ChatTemplate> ChatTemplate::FromTokenizerConfig(absl::string_view
 }
 
 absl::StatusOr<ChatTemplate> ChatTemplate::FromModelDir(const std::string& dir,
-                                                       absl::string_view default_source,
-                                                       const Value& default_special_tokens) {
+                                                        absl::string_view default_source,
+                                                        const Value& default_special_tokens) {
   auto config_text = ReadFile(dir + "/tokenizer_config.json", limits::kConfigFileBytes);
   // Absent is fine; present but unreadable (a FIFO, too large) is an error.
   if (!config_text.ok() && !absl::IsNotFound(config_text.status())) return config_text.status();
@@ -182,9 +182,10 @@ absl::StatusOr<ChatTemplate> ChatTemplate::FromModelDir(const std::string& dir,
     if (t.ok() || !absl::IsNotFound(t.status())) return with_defaults(std::move(t));
   }
   if (!default_source.empty()) return FromSource(default_source, special);
-  return absl::NotFoundError(absl::StrCat(
-      dir, " has no chat template (neither chat_template.jinja nor a chat_template in "
-           "tokenizer_config.json)"));
+  return absl::NotFoundError(
+      absl::StrCat(dir,
+                   " has no chat template (neither chat_template.jinja nor a chat_template in "
+                   "tokenizer_config.json)"));
 }
 
 std::vector<std::string> ChatTemplate::template_names() const {

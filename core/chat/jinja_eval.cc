@@ -158,7 +158,8 @@ absl::StatusOr<Value> Renderer::EvalInner(const Expr& e, const ScopePtr& scope) 
       if (!v.is_number())
         return Err(absl::StrCat("bad operand type for unary -: '", v.TypeName(), "'"));
       if (e.kind == Expr::kPos) return v.is_bool() ? Value(v.as_int()) : v;
-      return v.is_float() ? Value(-v.as_float()) : Value(-v.as_int());
+      if (v.is_float()) return Value(-v.as_float());
+      return Arith("-", Value(int64_t{0}), v);  // -INT64_MIN and big ints exactly
     }
     case Expr::kBinary: {
       OXI_ASSIGN_OR_RETURN(auto l, Eval(*e.args[0], scope));

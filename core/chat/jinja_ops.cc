@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "core/chat/jinja_bigint.h"
 #include "core/chat/jinja_format.h"
 #include "core/chat/jinja_methods.h"
 #include "core/chat/jinja_pystr.h"
@@ -68,6 +69,7 @@ absl::StatusOr<int64_t> Length(const Value& v) {
 absl::StatusOr<int> PyCompare(const Value& a, const Value& b, bool case_sensitive) {
   if (a.is_number() && b.is_number()) {
     if (!a.is_float() && !b.is_float()) {
+      if (a.is_big_int() || b.is_big_int()) return BigIntCompare(a, b);
       return a.as_int() < b.as_int() ? -1 : (a.as_int() > b.as_int() ? 1 : 0);
     }
     double x = a.as_double(), y = b.as_double();
@@ -279,8 +281,8 @@ absl::StatusOr<bool> Compare(const std::string& op, const Value& left, const Val
 
 namespace {
 
-// Integers are 64-bit (docs/limits.md): a result beyond is an error, not a
-// wrapped value (Python would make a big integer).
+// A 64-bit result that overflows (the caller then computes it exactly with
+// BigIntArith).
 absl::Status IntTooLarge(const std::string& op) {
   return absl::ResourceExhaustedError(
       absl::StrCat("integer result of '", op, "' does not fit in 64 bits"));
@@ -352,12 +354,14 @@ absl::StatusOr<Value> Arith(const std::string& op, const Value& a, const Value& 
   }
   if (!a.is_number() || !b.is_number()) return type_error();
   bool ints = !a.is_float() && !b.is_float();
+  const bool big = a.is_big_int() || b.is_big_int();
+  if (ints && big && op != "/") return BigIntArith(op, a, b);
   if (ints && (op == "+" || op == "-" || op == "*")) {
     int64_t r = 0;
     const bool over = op == "+"   ? __builtin_add_overflow(a.as_int(), b.as_int(), &r)
                       : op == "-" ? __builtin_sub_overflow(a.as_int(), b.as_int(), &r)
                                   : __builtin_mul_overflow(a.as_int(), b.as_int(), &r);
-    if (over) return IntTooLarge(op);
+    if (over) return BigIntArith(op, a, b);  // beyond 64 bits, exactly
     return Value(r);
   }
   if (op == "+") return Value(a.as_double() + b.as_double());
@@ -373,7 +377,7 @@ absl::StatusOr<Value> Arith(const std::string& op, const Value& a, const Value& 
       int64_t x = a.as_int(), y = b.as_int();
       if (x == INT64_MIN && y == -1) {
         if (op == "%") return Value(int64_t{0});
-        return IntTooLarge(op);
+        return BigIntArith(op, a, b);  // 2^63
       }
       int64_t q = x / y, r = x % y;
       if (r != 0 && ((r < 0) != (y < 0))) {
@@ -389,7 +393,11 @@ absl::StatusOr<Value> Arith(const std::string& op, const Value& a, const Value& 
     return Value(std::floor((x - r) / y + 0.5));
   }
   if (op == "**") {
-    if (ints && b.as_int() >= 0) return IntPow(a.as_int(), b.as_int());
+    if (ints && b.as_int() >= 0) {
+      absl::StatusOr<Value> small = IntPow(a.as_int(), b.as_int());
+      if (small.ok()) return small;
+      return BigIntArith(op, a, b);  // beyond 64 bits, exactly (or over the digit limit)
+    }
     return Value(std::pow(a.as_double(), b.as_double()));
   }
   return Err(absl::StrCat("unknown operator ", op));

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/chat/jinja_parser.h"
 #include "core/chat/jinja_status.h"
+#include "core/limits.h"
 #include "oxinfer/sdk/status.hpp"
 
 namespace oxinfer::chat::jinja_internal {
@@ -36,7 +37,16 @@ absl::StatusOr<ExprPtr> Parser::ParsePrimary() {
   }
   if (t.type == Tok::kInt) {
     ++pos_;
-    return Literal(Value(t.ival), line);
+    // Beyond 64 bits: exact, as Python reads it, within the digit limit.
+    size_t zeros = 0;
+    while (zeros + 1 < t.text.size() && t.text[zeros] == '0') ++zeros;
+    const std::string digits = t.text.substr(zeros);
+    if (digits.size() > limits::kTemplateIntegerDigits) {
+      return absl::ResourceExhaustedError(absl::StrCat("line ", line,
+                                                       ": an integer literal of more than ",
+                                                       limits::kTemplateIntegerDigits, " digits"));
+    }
+    return Literal(Value::BigInt(digits), line);
   }
   if (t.type == Tok::kFloat) {
     ++pos_;

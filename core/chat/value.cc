@@ -1,5 +1,7 @@
 #include "core/chat/value.h"
 
+#include <cerrno>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -26,6 +28,16 @@ void Object::Set(const std::string& key, Value value) {
   }
   index_.emplace(key, items_.size());
   items_.emplace_back(key, std::move(value));
+}
+
+Value Value::BigInt(std::string decimal) {
+  errno = 0;
+  const long long fits = std::strtoll(decimal.c_str(), nullptr, 10);  // NOLINT
+  if (errno == 0) return Value(static_cast<int64_t>(fits));
+  Value v(int64_t{0});
+  v.int_ = decimal[0] == '-' ? INT64_MIN : INT64_MAX;
+  v.str_ = std::move(decimal);
+  return v;
 }
 
 Value Value::None() {
@@ -190,7 +202,7 @@ std::string Value::Repr() const {
     case Type::kBool:
       return int_ ? "True" : "False";
     case Type::kInt:
-      return absl::StrCat(int_);
+      return is_big_int() ? str_ : absl::StrCat(int_);
     case Type::kFloat:
       return PythonFloatRepr(float_);
     case Type::kString:
@@ -223,7 +235,8 @@ std::string Value::Repr() const {
 bool Value::Equals(const Value& o) const {
   if (is_number() && o.is_number()) {
     if (is_float() || o.is_float()) return as_double() == o.as_double();
-    return int_ == o.int_;
+    // Big ints are canonical: never equal to one that fits 64 bits.
+    return int_ == o.int_ && str_ == o.str_;
   }
   if (type_ != o.type_) return false;
   switch (type_) {

@@ -9,6 +9,7 @@
 #define OXINFER_CORE_CHAT_VALUE_H_
 
 #include <cstdint>
+#include <cstdlib>
 #include <functional>
 #include <memory>
 #include <string>
@@ -58,12 +59,19 @@ class Value {
   static Value Namespace();
   static Value Loop();
   static Value Function(std::string name, NativeFunction fn);
+  // An integer from its decimal text ("-123..."; no leading zeros): a plain
+  // int when it fits 64 bits, else a big one.
+  static Value BigInt(std::string decimal);
 
   Type type() const { return type_; }
   bool is_undefined() const { return type_ == Type::kUndefined; }
   bool is_none() const { return type_ == Type::kNone; }
   bool is_bool() const { return type_ == Type::kBool; }
   bool is_int() const { return type_ == Type::kInt; }
+  // An int outside [-2^63, 2^63) (jinja_bigint.h): as_string() is its decimal
+  // text, as_int() saturates to INT64_MIN / INT64_MAX (so indexing, range()
+  // and repetition refuse it as out of range).
+  bool is_big_int() const { return type_ == Type::kInt && !str_.empty(); }
   bool is_float() const { return type_ == Type::kFloat; }
   // Python's numbers.Number: bool counts, as in Python.
   bool is_number() const { return is_int() || is_float() || is_bool(); }
@@ -79,8 +87,11 @@ class Value {
   int64_t as_int() const { return int_; }
   double as_float() const { return float_; }
   // Numeric value as double (bool and int converted).
-  double as_double() const { return is_float() ? float_ : static_cast<double>(int_); }
-  const std::string& as_string() const { return str_; }
+  double as_double() const {
+    if (is_big_int()) return std::strtod(str_.c_str(), nullptr);
+    return is_float() ? float_ : static_cast<double>(int_);
+  }
+  const std::string& as_string() const { return str_; }  // also a big int's digits
   const std::string& undefined_hint() const { return str_; }
   std::vector<Value>& array() const { return *array_; }
   Object& object() const { return *object_; }

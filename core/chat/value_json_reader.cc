@@ -10,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "core/chat/value.h"
 #include "core/chat/value_utf8.h"
+#include "core/limits.h"
 
 namespace oxinfer::chat {
 
@@ -126,6 +127,9 @@ class JsonParser {
       errno = 0;
       long long v = std::strtoll(text.c_str(), nullptr, 10);
       if (errno == 0) return Value(static_cast<int64_t>(v));
+      // Python's json reads any integer exactly; within the template limit.
+      if (text.size() <= limits::kTemplateIntegerDigits + 1) return Value::BigInt(text);
+      return Error("integer with more digits than the template limit");
     }
     return Value(std::strtod(text.c_str(), nullptr));
   }

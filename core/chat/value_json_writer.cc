@@ -86,7 +86,11 @@ struct JsonWriter {
         out += v.as_bool() ? "true" : "false";
         return absl::OkStatus();
       case Value::Type::kInt:
-        absl::StrAppend(&out, v.as_int());
+        if (v.is_big_int()) {
+          absl::StrAppend(&out, v.as_string());
+        } else {
+          absl::StrAppend(&out, v.as_int());
+        }
         return absl::OkStatus();
       case Value::Type::kFloat: {
         double d = v.as_float();
