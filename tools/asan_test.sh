@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The ASan + UBSan run of CI (issue 13): every fuzz target's seed corpus and
+# the parser suites (tokenizer, chat templates, safetensors and the host's
+# file / JSON / weights services, media decoding with the codec plugins),
+# built with gcc's -fsanitize=address,undefined (.bazelrc config asan, its
+# own output folder). The rest of the suite (model numerics, backends) is
+# left out to keep CI's time sane: it is mostly arithmetic on buffers these
+# parsers produced. Prints "asan: N passed, N failed"; non-zero on failure.
+#
+# Status (2026-12-01): not yet run to the end on the shared 2-core machine
+# (the build was stopped to let the landing's test run finish), so
+# tools/test.sh does not call it yet: run it, fix what it finds, then add
+# `bash tools/asan_test.sh` to tools/test.sh (a fresh CI build of the subset
+# is roughly the size of the normal build of core + fuzz + the codec plugins).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+TARGETS=(
+  //fuzz/...
+  //tests/tokenizer/...
+  //tests/chat/...
+  //tests/core:safetensors_test //tests/core:host_json_test //tests/core:host_files_test
+  //tests/core:host_weights_test
+  //tests/media:bad_input_test //tests/media:image_fixtures_test //tests/media:audio_fixtures_test
+)
+log=$(mktemp)
+bazel test --config=asan --keep_going --nocache_test_results --test_summary=short \
+  "${TARGETS[@]}" 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+passed=$(grep -cE '^//[^ ]+ +(\(cached\) )?PASSED' "$log")
+failed=$(grep -cE '^//[^ ]+ +(\(cached\) )?(FAILED|TIMEOUT|NO STATUS|INCOMPLETE|FLAKY)' "$log")
+rm -f "$log"
+if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then failed=1; fi
+echo "asan: ${passed} passed, ${failed} failed"
+[ "$status" -eq 0 ] && [ "$failed" -eq 0 ]
