@@ -6,6 +6,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "core/engine/plain_special_tokens.h"
 
 namespace oxinfer::engine {
 
@@ -14,15 +15,30 @@ absl::StatusOr<Prompt> RenderChatPrompt(const CheckpointText& text, const ModelI
                                         const ChatOptions& options) {
   if (text.chat_template == nullptr) return text.chat_template_error;
   const bool has_tools = options.tools.is_array() && !options.tools.array().empty();
+  std::vector<Message> bracketed;
+  if (options.plain_special_tokens) {
+    absl::StatusOr<std::vector<Message>> b = BracketSpecialTokens(*text.tokenizer, messages);
+    if (!b.ok()) return b.status();
+    bracketed = *std::move(b);
+  }
   auto rendered = text.chat_template->Render(
-      MessagesForTemplate(messages), has_tools ? options.tools : chat::Value::None(),
-      options.add_generation_prompt, options.template_kwargs);
+      MessagesForTemplate(options.plain_special_tokens ? bracketed : messages),
+      has_tools ? options.tools : chat::Value::None(), options.add_generation_prompt,
+      options.template_kwargs);
   if (!rendered.ok()) {
     return absl::Status(rendered.status().code(),
                         absl::StrCat("chat template: ", rendered.status().message()));
   }
+  tokenizer::Tokenizer::EncodeOptions encode;
+  encode.add_special_tokens = false;
+  if (options.plain_special_tokens) {
+    absl::StatusOr<UnbracketedText> plain = RemoveBrackets(*rendered);
+    if (!plain.ok()) return plain.status();
+    *rendered = std::move(plain->text);
+    encode.plain = std::move(plain->plain);
+  }
   Prompt p;
-  p.tokens = text.tokenizer->Encode(*rendered, /*add_special_tokens=*/false);
+  p.tokens = text.tokenizer->Encode(*rendered, encode);
   p.opens_reasoning = OpensReasoning(*rendered, info);
   p.text = *std::move(rendered);
   if (has_tools) {

@@ -31,11 +31,17 @@ struct ChatOptions {
   // Session::ChatPrompt encodes attachments and expands their placeholders;
   // false leaves the placeholders (a prompt only printed).
   bool expand_media = true;
+  // Special tokens spelled in the messages' text are plain text, not control
+  // tokens (plain_special_tokens.h). Off: as transformers tokenises a
+  // rendered prompt, they are control tokens (docs/limits.md, "Special tokens
+  // in user text").
+  bool plain_special_tokens = false;
 };
 
 // The messages through text.chat_template, tokenised as written (the
-// template spells out the special tokens); attachments stay placeholders. FAILED_PRECONDITION when the
-// checkpoint has no template.
+// template spells out the special tokens; with options.plain_special_tokens
+// only the template's); attachments stay placeholders. FAILED_PRECONDITION
+// when the checkpoint has no template.
 absl::StatusOr<Prompt> RenderChatPrompt(const CheckpointText& text, const ModelInfo& info,
                                         const std::vector<Message>& messages,
                                         const ChatOptions& options);

@@ -53,10 +53,12 @@ absl::StatusOr<Prompt> Session::ChatPrompt(const ChatOptions& options) const {
   return prompt;
 }
 
-absl::StatusOr<Prompt> Session::RawPrompt(absl::string_view text) const {
+absl::StatusOr<Prompt> Session::RawPrompt(absl::string_view text, bool plain_special_tokens) const {
   if (absl::Status s = CheckUtf8(text, "the prompt"); !s.ok()) return s;
   Prompt p;
-  p.tokens = context_.text->tokenizer->Encode(text, /*add_special_tokens=*/true);
+  tokenizer::Tokenizer::EncodeOptions encode;
+  encode.split_special_tokens = plain_special_tokens;
+  p.tokens = context_.text->tokenizer->Encode(text, encode);
   p.opens_reasoning = OpensReasoning(text, *context_.info);
   p.text = std::string(text);
   return p;

@@ -74,7 +74,9 @@ class Session {
   // FAILED_PRECONDITION when the model has no template.
   absl::StatusOr<Prompt> ChatPrompt(const ChatOptions& options = {}) const;
   // `text` as-is, after the tokenizer's own special tokens (such as <bos>).
-  absl::StatusOr<Prompt> RawPrompt(absl::string_view text) const;
+  // With `plain_special_tokens` the special tokens it spells are plain text
+  // (transformers' split_special_tokens=True).
+  absl::StatusOr<Prompt> RawPrompt(absl::string_view text, bool plain_special_tokens = false) const;
 
   // ---- generation ----
   // Generates a reply to `prompt`, streaming its text to `on_event` (may be

@@ -143,8 +143,19 @@ std::optional<int32_t> AddedVocabulary::TokenToId(absl::string_view content) con
   return it->second;
 }
 
-void AddedVocabulary::Split(absl::string_view text, const AddedTokenMatcher& matcher,
-                            SplitFn fn) const {
+void AddedVocabulary::FindRawSpecial(absl::string_view text,
+                                     std::vector<std::tuple<size_t, size_t, int32_t>>* out) const {
+  out->clear();
+  if (raw_matcher_.empty()) return;
+  std::vector<std::tuple<size_t, size_t, int32_t>> matches;
+  raw_matcher_.FindAll(text, &matches);
+  for (const auto& m : matches) {
+    if (tokens_[std::get<2>(m)].special) out->push_back(m);
+  }
+}
+
+void AddedVocabulary::Split(absl::string_view text, const AddedTokenMatcher& matcher, SplitFn fn,
+                            const SkipFn* skip) const {
   if (matcher.empty()) {
     fn(text, -1, 0);
     return;
@@ -156,6 +167,8 @@ void AddedVocabulary::Split(absl::string_view text, const AddedTokenMatcher& mat
     size_t start = std::get<0>(m);
     size_t stop = std::get<1>(m);
     const AddedToken& tok = tokens_[std::get<2>(m)];
+    // Before single_word, as tokenizers checks encode_special_tokens.
+    if (skip != nullptr && (*skip)(tok, start, stop)) continue;
     if (tok.single_word) {
       const bool start_space = start == 0 || !IsWordChar(LastChar(text.substr(0, start)));
       size_t p = stop;

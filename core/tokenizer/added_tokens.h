@@ -55,12 +55,27 @@ class AddedVocabulary {
   // Called for each part of a split text, in order: (part, index of the
   // added token it is or -1, byte offset of the part).
   using SplitFn = absl::FunctionRef<void(absl::string_view, int32_t, size_t)>;
+  // Whether a match of a token at [begin, end) is passed over (its text then
+  // stays in the surrounding piece), as tokenizers does for special tokens
+  // with encode_special_tokens.
+  using SkipFn = absl::FunctionRef<bool(const AddedToken&, size_t, size_t)>;
   // tokenizers' AddedVocabulary::find_matches over raw input (tokens with
   // normalized=false) or over normalized text (normalized=true).
-  void SplitRaw(absl::string_view text, SplitFn fn) const { Split(text, raw_matcher_, fn); }
-  void SplitNormalized(absl::string_view text, SplitFn fn) const {
-    Split(text, normalized_matcher_, fn);
+  void SplitRaw(absl::string_view text, SplitFn fn) const {
+    Split(text, raw_matcher_, fn, nullptr);
   }
+  void SplitNormalized(absl::string_view text, SplitFn fn) const {
+    Split(text, normalized_matcher_, fn, nullptr);
+  }
+  void SplitRaw(absl::string_view text, SplitFn fn, SkipFn skip) const {
+    Split(text, raw_matcher_, fn, &skip);
+  }
+  void SplitNormalized(absl::string_view text, SplitFn fn, SkipFn skip) const {
+    Split(text, normalized_matcher_, fn, &skip);
+  }
+  // The raw matches (begin, end, token index) of special tokens, leftmost longest.
+  void FindRawSpecial(absl::string_view text,
+                      std::vector<std::tuple<size_t, size_t, int32_t>>* out) const;
 
   const AddedToken& token(int32_t index) const { return tokens_[index]; }
   // False if `id` is not an added token.
@@ -74,7 +89,8 @@ class AddedVocabulary {
   int32_t id_limit() const { return id_limit_; }
 
  private:
-  void Split(absl::string_view text, const AddedTokenMatcher& matcher, SplitFn fn) const;
+  void Split(absl::string_view text, const AddedTokenMatcher& matcher, SplitFn fn,
+             const SkipFn* skip) const;
 
   std::vector<AddedToken> tokens_;
   absl::flat_hash_map<int32_t, int32_t> index_by_id_;  // id -> index into tokens_

@@ -45,8 +45,35 @@ class Tokenizer {
   Tokenizer(const Tokenizer&) = delete;
   Tokenizer& operator=(const Tokenizer&) = delete;
 
+  // A byte range [begin, end) of a text.
+  struct Range {
+    size_t begin, end;
+  };
+  struct EncodeOptions {
+    // The post-processor (e.g. <bos>).
+    bool add_special_tokens = true;
+    // tokenizers' encode_special_tokens (transformers' split_special_tokens):
+    // the spellings of special tokens (added tokens marked "special") in the
+    // text are not matched but tokenized as any other text; added tokens not
+    // marked special still are.
+    bool split_special_tokens = false;
+    // The same for the special tokens that overlap one of these ranges of the
+    // text (sorted): user text inside a rendered chat prompt. A special token
+    // with normalized=true is matched in the normalized text: it is not matched
+    // anywhere in a piece (between two matched added tokens) that overlaps a range.
+    std::vector<Range> plain;
+  };
+
   // Thread-safe. `add_special_tokens` applies the post-processor (e.g. <bos>).
   std::vector<int32_t> Encode(absl::string_view text, bool add_special_tokens = true) const;
+  // As above; the ranges of `options.plain` apply to valid UTF-8 only (an
+  // invalid text is repaired first, which moves its bytes: then every special
+  // token is split when any range is given).
+  std::vector<int32_t> Encode(absl::string_view text, const EncodeOptions& options) const;
+  // Where `text` spells special tokens as the matcher finds them (leftmost
+  // longest, no lstrip/rstrip widening), sorted. Tokens with normalized=true
+  // are not reported.
+  std::vector<Range> SpecialTokenSpans(absl::string_view text) const;
 
   // Same as tokenizers' Tokenizer.decode: unknown ids are dropped; with
   // `skip_special_tokens` the added tokens marked special are dropped.

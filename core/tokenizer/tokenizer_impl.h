@@ -30,8 +30,10 @@ struct Tokenizer::Impl {
 
   // Added tokens first, then the model's vocabulary.
   bool IdToToken(int32_t id, absl::string_view* token) const;
-  // Appends the ids of `text` (valid UTF-8), without post-processing.
-  void EncodeSequence(absl::string_view text, std::vector<int32_t>* ids) const;
+  // Appends the ids of `text` (valid UTF-8), without post-processing;
+  // `options` (may be null) says which special tokens are not matched.
+  void EncodeSequence(absl::string_view text, std::vector<int32_t>* ids,
+                      const EncodeOptions* options = nullptr) const;
   // Pre-tokenizes and encodes normalized text that holds no added token.
   void EncodeNormalizedPiece(absl::string_view text, bool at_start,
                              std::vector<int32_t>* ids) const;

@@ -214,6 +214,59 @@ TEST(Tokenizer, MetaspaceByteFallbackAndAddedTokenFlags) {
   EXPECT_EQ((*tok)->Decode({2 + 0x41, 2 + 0xFF}), "\xEF\xBF\xBD\xEF\xBF\xBD");
 }
 
+// Special tokens spelled in the text as plain text: tokenizers'
+// encode_special_tokens = True (transformers' split_special_tokens). Expected
+// ids from Python tokenizers 0.23.3 on the same JSON.
+TEST(Tokenizer, SplitSpecialTokensAsTokenizersEncodeSpecialTokens) {
+  auto bl = Tokenizer::FromJson(ByteLevelJson(kQwenSplit));
+  ASSERT_TRUE(bl.ok()) << bl.status();
+  Tokenizer::EncodeOptions split;
+  split.add_special_tokens = false;
+  split.split_special_tokens = true;
+  EXPECT_EQ((*bl)->Encode("he<|end|>ll", split),
+            (std::vector<int32_t>{256, '<', '|', 'e', 'n', 'd', '|', '>', 257}));
+  EXPECT_EQ((*bl)->Encode("he<|end|>ll", false), (std::vector<int32_t>{256, 300, 257}));
+
+  auto ms = Tokenizer::FromJson(MetaspaceJson());
+  ASSERT_TRUE(ms.ok()) << ms.status();
+  Tokenizer::EncodeOptions with_bos;
+  with_bos.split_special_tokens = true;
+  // The post-processor's <bos> stays; the spelled <bos> is text (byte
+  // fallback); <x> is an added token not marked special: still matched.
+  EXPECT_EQ((*ms)->Encode("ab<bos>a <x> b", with_bos),
+            (std::vector<int32_t>{1, 263, 62, 260, 113, 117, 64, 259, 264, 260}));
+  EXPECT_EQ((*ms)->Encode("ab<bos>a <x> b"), (std::vector<int32_t>{1, 263, 1, 259, 264, 260}));
+  EXPECT_EQ((*ms)->Encode("<bos>", with_bos), (std::vector<int32_t>{1, 62, 260, 113, 117, 64}));
+}
+
+// Plain ranges: only the special tokens overlapping them are text (a chat
+// prompt's user text), the others stay control tokens.
+TEST(Tokenizer, PlainRangesSplitOnlyTheSpecialTokensInThem) {
+  auto bl = Tokenizer::FromJson(ByteLevelJson(kQwenSplit));
+  ASSERT_TRUE(bl.ok()) << bl.status();
+  const std::string text = "<|end|>he<|end|>ll<|end|>";
+  const std::vector<Tokenizer::Range> spans = (*bl)->SpecialTokenSpans(text);
+  ASSERT_EQ(spans.size(), 3u);
+  EXPECT_EQ(spans[1].begin, 9u);
+  EXPECT_EQ(spans[1].end, 16u);
+  Tokenizer::EncodeOptions o;
+  o.add_special_tokens = false;
+  o.plain = {spans[1]};
+  EXPECT_EQ((*bl)->Encode(text, o),
+            (std::vector<int32_t>{300, 256, '<', '|', 'e', 'n', 'd', '|', '>', 257, 300}));
+  o.plain = {{0, 1}, {text.size() - 1, text.size()}};  // any overlap
+  EXPECT_EQ((*bl)->Encode(text, o),
+            (std::vector<int32_t>{'<', '|', 'e', 'n', 'd', '|', '>', 256, 300, 257, '<', '|', 'e',
+                                  'n', 'd', '|', '>'}));
+  o.plain.clear();
+  EXPECT_EQ((*bl)->Encode(text, o), (std::vector<int32_t>{300, 256, 300, 257, 300}));
+  // A text repaired from invalid UTF-8 has moved bytes: every special token
+  // is text then.
+  o.plain = {{0, 1}};
+  EXPECT_EQ((*bl)->Encode("\xFF<|end|>", o),
+            (std::vector<int32_t>{0xEF, 0xBF, 0xBD, '<', '|', 'e', 'n', 'd', '|', '>'}));
+}
+
 TEST(Tokenizer, RefusesUnsupportedComponentsByName) {
   const std::string base = ByteLevelJson(kQwenSplit);
   struct Case {

@@ -71,6 +71,11 @@ ABSL_FLAG(bool, no_system, false, "No system prompt (implied by --raw and --dump
 ABSL_FLAG(bool, think, false, "Enable the model's thinking mode.");
 ABSL_FLAG(bool, raw, false, "Feed the prompt as-is (after <bos>), without the chat template.");
 ABSL_FLAG(bool, print_prompt, false, "Print the fully formatted prompt and exit.");
+ABSL_FLAG(bool, split_special_tokens, false,
+          "Treat special tokens spelled in the user's text (-p, --system, --chat lines, "
+          "--messages) as plain text, as transformers' split_special_tokens=True does; by default "
+          "they become control tokens, as transformers tokenises a rendered chat prompt. The "
+          "chat template's own special tokens are control tokens either way.");
 ABSL_FLAG(int, max_tokens, 512, "Cap on generated tokens.");
 ABSL_FLAG(double, temp, 0.0, "Sampling temperature; 0 is greedy.");
 ABSL_FLAG(int, top_k, 0, "Top-k filter (0: off).");
@@ -181,6 +186,7 @@ TextFlags GetTextFlags() {
   text.no_system = absl::GetFlag(FLAGS_no_system);
   text.think = absl::GetFlag(FLAGS_think);
   text.raw = absl::GetFlag(FLAGS_raw);
+  text.split_special_tokens = absl::GetFlag(FLAGS_split_special_tokens);
   text.print_prompt = absl::GetFlag(FLAGS_print_prompt);
   text.chat = absl::GetFlag(FLAGS_chat);
   text.show_tokens = absl::GetFlag(FLAGS_show_tokens);

@@ -97,6 +97,7 @@ absl::StatusOr<ConversationStart> StartConversation(const TextFlags& flags) {
   start.chat.template_kwargs.object().Set("enable_thinking", chat::Value(flags.think));
   start.chat.max_soft_tokens = flags.max_soft_tokens;
   start.chat.expand_media = !flags.print_prompt;  // printed as placeholders
+  start.chat.plain_special_tokens = flags.split_special_tokens;
   return start;
 }
 
@@ -159,7 +160,7 @@ class Conversation {
   absl::Status Turn(const std::string& line) {
     absl::StatusOr<engine::Prompt> prompt;
     if (flags_.raw) {
-      prompt = session_->RawPrompt(line);
+      prompt = session_->RawPrompt(line, flags_.split_special_tokens);
     } else {
       if (!line.empty()) session_->AddMessage(UserTurn(std::move(pending_), line));
       pending_.clear();

@@ -19,6 +19,9 @@ struct TextFlags {
   bool no_system = false;
   bool think = false;
   bool raw = false;
+  // Special tokens spelled in -p, --system, --chat lines or --messages are
+  // plain text (--split-special-tokens).
+  bool split_special_tokens = false;
   bool print_prompt = false;
   bool chat = false;
   bool show_tokens = false;
