@@ -324,6 +324,7 @@ sdk::StatusOr<Gemma4Config> ParseGemma4Config(std::string_view config_json) {
   OXI_RETURN_IF_ERROR(CheckSupported(top, t, top_type));
   Gemma4Config c;
   c.model_type = GetString(t, "model_type");
+  c.bidirectional_vision = GetString(t, "use_bidirectional_attention") == "vision";
   OXI_RETURN_IF_ERROR(ParseSizes(t, &c));
   OXI_ASSIGN_OR_RETURN(std::vector<bool> sliding, ParseLayerTypes(t, c.num_layers));
   c.layers.resize(c.num_layers);

@@ -73,6 +73,10 @@ struct Gemma4Config {
   int num_kv_shared_layers = 0;
   bool attention_k_eq_v = false;
   bool use_double_wide_mlp = false;
+  // use_bidirectional_attention "vision" (12B, 26B-A4B, 31B): an image's soft
+  // tokens attend to each other both ways on sliding layers. Not implemented,
+  // so EncodeMedia refuses images on such checkpoints (text is unaffected).
+  bool bidirectional_vision = false;
   double rms_norm_eps = 1e-6;
   double final_logit_softcapping = 0.0;  // 0: none
   std::string hidden_activation;

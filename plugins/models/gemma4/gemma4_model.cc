@@ -291,6 +291,13 @@ sdk::StatusOr<sdk::MediaOutput> Gemma4Model::EncodeMedia(const sdk::MediaInput& 
   if (vision_ == nullptr) {
     return sdk::FailedPreconditionError("gemma4: this checkpoint has no vision tower");
   }
+  if (cfg_.bidirectional_vision) {
+    // Computing the image causally would give wrong answers without a sign.
+    return sdk::UnimplementedError(
+        "gemma4: this checkpoint's config.json sets use_bidirectional_attention "
+        "\"vision\" (images attend both ways on sliding layers), which is not "
+        "implemented yet; image input is refused (text works)");
+  }
   const int budget = in.max_soft_tokens > 0 ? in.max_soft_tokens : image_cfg_.max_soft_tokens;
   ImageView view{in.pixels, in.width, in.height, in.channels};
   OXI_ASSIGN_OR_RETURN(ImagePatches patches, PreprocessImage(view, image_cfg_, budget));

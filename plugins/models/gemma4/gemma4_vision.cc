@@ -74,6 +74,16 @@ sdk::Status ParseVisionConfig(const sdk::Json& root, VisionConfig* out, bool* pr
     return sdk::UnimplementedError(
         sdk::StrCat(v.where(), ".hidden_activation: '", act, "' (only gelu_pytorch_tanh)"));
   }
+  // Found by //fuzz:model_config (an epsilon of 0 was taken: a zero patch row
+  // then normalises to NaN).
+  if (!(c.rms_norm_eps > 0) || !std::isfinite(c.rms_norm_eps)) {
+    return sdk::InvalidArgumentError(
+        sdk::StrCat(v.where(), ".rms_norm_eps: must be a positive finite number"));
+  }
+  if (!(c.rope_theta > 0) || !std::isfinite(c.rope_theta)) {
+    return sdk::InvalidArgumentError(
+        sdk::StrCat(v.where(), ".rope_parameters.rope_theta: must be a positive finite number"));
+  }
   if (c.head_dim % 4 != 0 || c.num_heads % c.num_kv_heads != 0) {
     return sdk::InvalidArgumentError(
         sdk::StrCat(v.where(), ": head_dim ", c.head_dim,

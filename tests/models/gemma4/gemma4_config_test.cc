@@ -83,6 +83,11 @@ TEST(Gemma4Config, Dense31BHasKEqVOnGlobalLayers) {
     EXPECT_EQ(l.num_kv_heads, l.sliding ? 16 : 4);
     EXPECT_EQ(l.head_dim, l.sliding ? 256 : 512);
   }
+  // Its images attend bidirectionally on sliding layers (EncodeMedia refuses).
+  EXPECT_TRUE(c->bidirectional_vision);
+  auto e2b = ParseGemma4Config(Read("configs/gemma-4-E2B-it.config.json"));
+  ASSERT_TRUE(e2b.ok()) << e2b.status().message();
+  EXPECT_FALSE(e2b->bidirectional_vision);
 }
 
 TEST(Gemma4Config, RefusesMoEUnifiedAndDrafter) {
