@@ -1,12 +1,10 @@
 #include "core/safetensors_writer.h"
 
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
 #include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "core/engine/atomic_file.h"
 #include "core/safetensors.h"
 #include "nlohmann/json.hpp"
 
@@ -55,17 +53,10 @@ absl::StatusOr<std::string> SerializeSafetensors(
 }
 
 absl::Status WriteStringToFile(const std::string& path, std::string_view bytes) {
-  FILE* f = std::fopen(path.c_str(), "wb");
-  if (f == nullptr) {
-    return absl::InternalError(
-        absl::StrFormat("cannot create '%s': %s", path, std::strerror(errno)));
-  }
-  const size_t written = std::fwrite(bytes.data(), 1, bytes.size(), f);
-  const bool close_ok = std::fclose(f) == 0;
-  if (written != bytes.size() || !close_ok) {
-    return absl::InternalError(absl::StrFormat("cannot write '%s'", path));
-  }
-  return absl::OkStatus();
+  // A temporary file in the same folder, flushed and renamed: a reader of the
+  // old file (a mapped checkpoint) keeps its bytes, and a failed write leaves
+  // the old file whole.
+  return engine::WriteFileAtomically(path, absl::string_view(bytes.data(), bytes.size()));
 }
 
 absl::Status WriteSafetensors(const std::string& path, const std::vector<NamedTensor>& tensors,

@@ -24,7 +24,8 @@ absl::StatusOr<std::string> SerializeSafetensors(
     const std::vector<NamedTensor>& tensors,
     const std::map<std::string, std::string>& metadata = {});
 
-// Serializes and writes to `path` (replaced if it exists).
+// Serializes and writes to `path`, replaced atomically if it exists (see
+// WriteStringToFile).
 absl::Status WriteSafetensors(const std::string& path, const std::vector<NamedTensor>& tensors,
                               const std::map<std::string, std::string>& metadata = {});
 
@@ -34,7 +35,9 @@ absl::Status WriteSafetensorsIndex(const std::string& path,
                                    const std::map<std::string, std::string>& weight_map,
                                    uint64_t total_size = 0);
 
-// Writes bytes to a file (replaced if it exists).
+// Writes bytes to a file: a temporary file next to it, fsync, rename. An
+// existing file is replaced whole or not at all; readers that hold it open
+// keep the old bytes.
 absl::Status WriteStringToFile(const std::string& path, std::string_view bytes);
 
 }  // namespace oxinfer

@@ -8,6 +8,9 @@
 #   fuzz/build_and_run.sh tokenizer       # tokenizer.json loading, encode, decode
 #   fuzz/build_and_run.sh hub_model_info  # the Hub's model-info answers
 #   fuzz/build_and_run.sh gguf            # GGUF headers and the dequantisers
+#   fuzz/build_and_run.sh model_config    # every model family's config parsers
+#   fuzz/build_and_run.sh shard_index     # model.safetensors.index.json with real shards
+#   fuzz/build_and_run.sh clip_tokenizer  # the SD CLIP tokenizer: tokenizer.json, prompts
 #   RUNS=5000000 fuzz/build_and_run.sh
 #   MAX_TIME=600 RUNS=-1 fuzz/build_and_run.sh json
 #   fuzz/build_and_run.sh png             # a codec plugin's glue: png, jpeg, webp, gif,
@@ -62,6 +65,26 @@ case "$TARGET" in
     NAME=gguf_header_fuzzer
     SRCS=(fuzz/gguf_header_fuzzer.cc core/gguf/gguf_file.cc core/gguf/dequantize.cc)
     MAX_LEN=4096 ;;
+  model_config|clip_tokenizer)
+    NAME=${TARGET}_fuzzer
+    # The plugins' parsers and the host services they read files and JSON through.
+    SRCS=("fuzz/${TARGET}_fuzzer.cc" fuzz/fuzz_temp_dir.cc core/host_services.cc
+      $(ls core/host/*.cc) core/thread_pool.cc core/cpu_features.cc core/mapped_file.cc
+      core/json_util.cc core/safetensors.cc core/tensor.cc
+      $(ls plugins/models/sd/*.cc | grep -v -e sd_plugin.cc -e sd_bench.cc))
+    if [ "$TARGET" = model_config ]; then
+      SRCS+=(plugins/models/gemma4/gemma4_config.cc plugins/models/gemma4/gemma4_audio_features.cc
+        plugins/models/gemma4/gemma4_image_preprocess.cc plugins/models/gemma4/gemma4_vision.cc
+        plugins/models/gemma4/gemma4_weights.cc plugins/models/qwen35/qwen35_config.cc)
+    fi
+    LIBS=(-lpthread)
+    MAX_LEN=8192 ;;
+  shard_index)
+    NAME=shard_index_fuzzer
+    SRCS=(fuzz/shard_index_fuzzer.cc fuzz/fuzz_temp_dir.cc core/safetensors.cc
+      core/safetensors_writer.cc core/engine/atomic_file.cc core/tensor.cc core/mapped_file.cc
+      core/json_util.cc)
+    MAX_LEN=4096 ;;
   png|jpeg|webp|gif|bmp|sndfile|ffmpeg)
     NAME=codec_${TARGET}_fuzzer
     SRCS=(fuzz/codec_fuzzer_main.cc fuzz/codec_fuzz_input.cc plugins/codecs/$TARGET/*.cc)
@@ -77,7 +100,7 @@ case "$TARGET" in
     CORPUS_NAME=codec_$TARGET
     MAX_LEN="${MAX_LEN:-16384}" ;;
   *) echo "unknown fuzz target '$TARGET' (safetensors, json, jinja, tokenizer, hub_model_info, gguf, tool_call," \
-    "conversation, calculator, png, jpeg, webp, gif, bmp, sndfile, ffmpeg)" >&2
+    "conversation, calculator, model_config, shard_index, clip_tokenizer, png, jpeg, webp, gif, bmp, sndfile, ffmpeg)" >&2
     exit 2 ;;
 esac
 LIBS=("${LIBS[@]:-}")

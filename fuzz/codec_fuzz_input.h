@@ -16,6 +16,9 @@ namespace oxinfer {
 // Sniffs, then decodes with every decoder the table has (image and/or
 // audio); OK when a decoder accepted the bytes. A result that breaks the
 // ABI's promises (sizes, pointers, a missing message on failure) traps.
+// A codec with an encoder (PNG) is also fuzzed as a writer: an image made of
+// the input bytes, and each image the legacy decoder gives, must encode and
+// decode back to the same pixels.
 absl::Status DecodeWithCodec(const oxi_codec_iface* codec, const uint8_t* data, size_t size);
 
 }  // namespace oxinfer

@@ -1,5 +1,6 @@
 #include "core/safetensors.h"
 
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -7,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -445,6 +447,49 @@ TEST(SafetensorsIndexTest, BadShardIsReportedWithItsPath) {
   absl::Status s = ModelWeights::Open(dir).status();
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(s.message(), HasSubstr(dir + "/s1.safetensors"));
+}
+
+// Writes replace the file whole (temporary file, fsync, rename): a reader that
+// holds the old checkpoint open, or mapped, keeps all of its bytes, and
+// nothing but the file is left in the folder. fopen("wb") truncated it under
+// the reader.
+TEST(SafetensorsWriterTest, ReplacesTheFileWithoutTruncatingItUnderAReader) {
+  const std::string dir = MakeDir("atomic_replace");
+  const std::string path = dir + "/model.safetensors";
+  ASSERT_TRUE(WriteSafetensors(path, SampleTensors()).ok());
+  std::ifstream old_reader(path, std::ios::binary);
+  ASSERT_TRUE(old_reader.good());
+  absl::StatusOr<SafetensorsFile> mapped = SafetensorsFile::Open(path, LoadMode::kMmap);
+  ASSERT_TRUE(mapped.ok()) << mapped.status();
+
+  ASSERT_TRUE(WriteSafetensors(path, {{"x", F32({1}, 9.0f)}}).ok());
+
+  const std::string old_bytes(std::istreambuf_iterator<char>(old_reader), {});
+  ASSERT_EQ(old_bytes, *SerializeSafetensors(SampleTensors()));
+  absl::StatusOr<Tensor> kept = mapped->GetTensor("model.embed.weight");
+  ASSERT_TRUE(kept.ok()) << kept.status();
+  EXPECT_EQ(kept->data_as<float>()[5], 6.0f);
+  absl::StatusOr<SafetensorsFile> now = SafetensorsFile::Open(path);
+  ASSERT_TRUE(now.ok()) << now.status();
+  EXPECT_EQ(now->size(), 1u);
+  std::vector<std::string> entries;
+  if (DIR* d = ::opendir(dir.c_str())) {
+    while (dirent* e = ::readdir(d)) {
+      if (std::string(e->d_name) != "." && std::string(e->d_name) != "..") {
+        entries.push_back(e->d_name);
+      }
+    }
+    ::closedir(d);
+  }
+  EXPECT_THAT(entries, ::testing::ElementsAre("model.safetensors"));
+}
+
+TEST(SafetensorsWriterTest, AFailedWriteNamesThePathAndKeepsNothing) {
+  const std::string dir = MakeDir("atomic_missing");
+  const std::string path = dir + "/no_such_folder/model.safetensors";
+  absl::Status s = WriteSafetensors(path, SampleTensors());
+  EXPECT_FALSE(s.ok());
+  EXPECT_THAT(s.message(), HasSubstr("no_such_folder"));
 }
 
 TEST(SafetensorsDtypeTest, Names) {
