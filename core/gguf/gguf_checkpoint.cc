@@ -19,7 +19,7 @@ bool IsGgufFile(const std::string& path) {
 }
 
 absl::StatusOr<std::unique_ptr<GgufCheckpoint>> OpenGgufCheckpoint(const std::string& path,
-                                                                   LoadMode mode) {
+                                                                   LoadMode mode, bool tensors) {
   auto c = std::make_unique<GgufCheckpoint>();
   c->source = path;
   absl::StatusOr<std::shared_ptr<const MappedFile>> file = MappedFile::Open(path, mode);
@@ -28,7 +28,7 @@ absl::StatusOr<std::unique_ptr<GgufCheckpoint>> OpenGgufCheckpoint(const std::st
   absl::StatusOr<GgufHeader> header = ParseGguf(c->file->view(), path);
   if (!header.ok()) return header.status();
   c->header = *std::move(header);
-  GgufMapping m(c.get());
+  GgufMapping m(c.get(), tensors);
   absl::StatusOr<std::string> arch = m.String("general.architecture");
   if (!arch.ok()) return arch.status();
   c->architecture = *arch;

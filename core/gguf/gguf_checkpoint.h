@@ -47,9 +47,12 @@ struct GgufCheckpoint {
   std::deque<std::vector<uint8_t>> owned;  // converted tensors' bytes
 };
 
-// Opens and maps (or reads) `path` and builds everything above.
+// Opens and maps (or reads) `path` and builds everything above; with
+// `tensors` false, everything but the tensors (nothing is converted: what
+// staging a folder needs).
 absl::StatusOr<std::unique_ptr<GgufCheckpoint>> OpenGgufCheckpoint(const std::string& path,
-                                                                   LoadMode mode);
+                                                                   LoadMode mode,
+                                                                   bool tensors = true);
 
 // True when `path` names a GGUF file (by its magic; false when unreadable).
 bool IsGgufFile(const std::string& path);

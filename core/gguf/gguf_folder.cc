@@ -42,7 +42,7 @@ absl::StatusOr<std::unique_ptr<StagedGguf>> StagedGguf::Create(const std::string
   const std::string absolute = real;
   std::free(real);
   // The metadata alone: the tensors are mapped by whoever opens the weights.
-  auto checkpoint = OpenGgufCheckpoint(absolute, LoadMode::kMmap);
+  auto checkpoint = OpenGgufCheckpoint(absolute, LoadMode::kMmap, /*tensors=*/false);
   if (!checkpoint.ok()) return checkpoint.status();
 
   const char* tmp = std::getenv("TMPDIR");

@@ -57,7 +57,7 @@ int64_t BlockIndex(const std::string& gguf_name, std::string* rest) {
   return index;
 }
 
-GgufMapping::GgufMapping(GgufCheckpoint* out) : out_(out) {
+GgufMapping::GgufMapping(GgufCheckpoint* out, bool tensors) : out_(out), tensors_(tensors) {
   for (const TensorInfo& t : out->header.tensors) by_name_[t.name] = &t;
 }
 

@@ -19,7 +19,9 @@ namespace oxinfer::gguf {
 
 class GgufMapping {
  public:
-  explicit GgufMapping(GgufCheckpoint* out);
+  // `tensors` false: the maps stop after the config (gguf_checkpoint.h).
+  GgufMapping(GgufCheckpoint* out, bool tensors);
+  bool tensors() const { return tensors_; }
 
   const std::string& source() const { return out_->source; }
   absl::Status KeyError(const std::string& key, const std::string& what) const;
@@ -63,6 +65,7 @@ class GgufMapping {
                 std::vector<uint8_t> bytes);
 
   GgufCheckpoint* out_;
+  bool tensors_;
   std::map<std::string, const TensorInfo*> by_name_;
 };
 

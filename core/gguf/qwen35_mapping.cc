@@ -227,6 +227,7 @@ absl::Status MapQwen35(GgufMapping& m, GgufCheckpoint* out) {
     t["eos_token_id"] = *eos;
   }
   out->config_json = t.dump(2);
+  if (!m.tensors()) return absl::OkStatus();
 
   for (const TensorInfo& info : out->header.tensors) {
     const std::vector<int64_t> T = {info.rows(), info.cols()};

@@ -256,6 +256,15 @@ TEST(Qwen35GgufErrors, UnsupportedOrBrokenFilesNameTheFileAndKey) {
   ASSERT_FALSE(c.ok());
   EXPECT_NE(c.status().message().find("qwen35.ssm.group_count: missing"), std::string::npos)
       << c.status();
+  // A tensor the mapping does not know: refused when the weights open (the
+  // staged folder reads the metadata alone).
+  path = Edited("tiny_tied.bf16.gguf", "blk.0.ssm_a", "blk.0.ssm_q");
+  EXPECT_TRUE(gguf::OpenGgufCheckpoint(path, LoadMode::kMmap, /*tensors=*/false).ok());
+  c = gguf::OpenGgufCheckpoint(path, LoadMode::kMmap);
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("tensor 'blk.0.ssm_q' is not one of llama.cpp's qwen35"),
+            std::string::npos)
+      << c.status();
   // Truncated: the reader's own error, naming the file.
   const std::string bytes = ReadAll(GgufPath("tiny_tied.q8_0.gguf"));
   path = ::testing::TempDir() + "/truncated.gguf";
