@@ -7,6 +7,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "core/engine/plain_special_tokens.h"
+#include "core/gguf/gguf_checkpoint.h"
+#include "core/gguf/gguf_folder.h"
 
 namespace oxinfer::engine {
 
@@ -57,10 +59,17 @@ bool OpensReasoning(absl::string_view text, const ModelInfo& info) {
 }
 
 absl::StatusOr<std::unique_ptr<CheckpointText>> LoadPromptOnlyText(const std::string& model_dir) {
+  if (gguf::IsGgufFile(model_dir)) {
+    // Read from the staged folder, which goes when the text is in memory.
+    auto staged = gguf::StagedGguf::Create(model_dir);
+    if (!staged.ok()) return staged.status();
+    return LoadCheckpointText((*staged)->dir(), ModelInfo{});
+  }
   return LoadCheckpointText(model_dir, ModelInfo{});
 }
 
 bool HasWeights(const std::string& dir) {
+  if (gguf::IsGgufFile(dir)) return true;
   DIR* d = opendir(dir.c_str());
   if (d == nullptr) return false;
   bool found = false;

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "core/engine/image_output.h"
+#include "core/gguf/gguf_checkpoint.h"
 #include "core/paths.h"
 
 namespace oxinfer::engine {
@@ -53,6 +54,13 @@ absl::StatusOr<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& option
   e->model_dir_ = options.model_dir.empty() ? DefaultModelDir() : options.model_dir;
   if (e->model_dir_.empty()) {
     return absl::NotFoundError("no model folder given, and this installation has no default model");
+  }
+  if (gguf::IsGgufFile(e->model_dir_)) {
+    // A .gguf file: staged as a folder the plugins open like any other.
+    auto staged = gguf::StagedGguf::Create(e->model_dir_);
+    if (!staged.ok()) return staged.status();
+    e->staged_gguf_ = *std::move(staged);
+    e->model_dir_ = e->staged_gguf_->dir();
   }
   ModelOpenOptions open;
   open.weight_dtype = options.weight_dtype;

@@ -49,6 +49,7 @@
 #include "core/engine/scheduler.h"
 #include "core/engine/sequence_pool.h"
 #include "core/engine/session.h"
+#include "core/gguf/gguf_folder.h"
 #include "core/plugin_registry.h"
 #include "core/tokenizer/tokenizer.h"
 
@@ -147,6 +148,8 @@ class Engine {
   BackendChoice backends_;
   int32_t prefill_chunk_ = kDefaultPrefillChunk;
   std::unique_ptr<ComposedBackend> composed_;
+  // --model FILE.gguf: the folder it is staged as (model_dir_ names it).
+  std::unique_ptr<gguf::StagedGguf> staged_gguf_;
   std::string model_dir_;
   mutable std::mutex model_mutex_;  // held by whoever calls the model or backend
   std::unique_ptr<Model> model_;

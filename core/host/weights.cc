@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -10,6 +11,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "core/gguf/gguf_checkpoint.h"
+#include "core/gguf/gguf_folder.h"
 #include "core/host/abi_status.h"
 #include "core/safetensors.h"
 #include "core/tensor.h"
@@ -21,9 +24,12 @@ static_assert(kMaxTensorDims <= static_cast<int>(sizeof(oxi_weight_tensor::shape
                                                  sizeof(oxi_weight_tensor::shape[0])),
               "oxi_weight_tensor::shape must hold every tensor the reader accepts");
 
+// One of a safetensors checkpoint or a GGUF file seen as one (a folder
+// staged by core/gguf/gguf_folder.h).
 struct WeightsState {
-  explicit WeightsState(ModelWeights w) : weights(std::move(w)) {}
-  ModelWeights weights;
+  std::optional<ModelWeights> weights;
+  std::unique_ptr<gguf::GgufCheckpoint> gguf;
+  std::string source;
   std::vector<oxi_weight_tensor> tensors;
 };
 
@@ -40,12 +46,51 @@ const WeightsHandle* AsHandle(const oxi_weights* w) {
   return reinterpret_cast<const WeightsHandle*>(w);
 }
 
+void SortByName(std::vector<oxi_weight_tensor>* tensors) {
+  // What the ABI promises, whatever order the reader keeps.
+  std::sort(tensors->begin(), tensors->end(),
+            [](const oxi_weight_tensor& a, const oxi_weight_tensor& b) {
+              return std::strcmp(a.name, b.name) < 0;
+            });
+}
+
+absl::StatusOr<std::unique_ptr<WeightsState>> OpenGguf(const std::string& gguf_path,
+                                                       LoadMode mode) {
+  auto checkpoint = gguf::OpenGgufCheckpoint(gguf_path, mode);
+  if (!checkpoint.ok()) return checkpoint.status();
+  auto state = std::make_unique<WeightsState>();
+  state->gguf = *std::move(checkpoint);
+  state->source = gguf_path;
+  for (const gguf::CheckpointTensor& c : state->gguf->tensors) {
+    oxi_weight_tensor t;
+    std::memset(&t, 0, sizeof t);
+    t.name = c.name.c_str();
+    t.dtype = c.dtype;
+    t.ndim = static_cast<int32_t>(c.shape.size());
+    if (c.shape.size() > sizeof(t.shape) / sizeof(t.shape[0])) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(gguf_path, ": tensor ", c.name, " has too many dimensions"));
+    }
+    std::copy(c.shape.begin(), c.shape.end(), t.shape);
+    t.data = c.data;
+    t.size = c.size;
+    state->tensors.push_back(t);
+  }
+  SortByName(&state->tensors);
+  return state;
+}
+
 absl::StatusOr<std::unique_ptr<WeightsState>> Open(const std::string& path, uint32_t flags) {
   const LoadMode mode = (flags & OXI_WEIGHTS_MMAP) != 0 ? LoadMode::kMmap : LoadMode::kRead;
+  if (std::optional<std::string> gguf_path = gguf::StagedGgufFile(path)) {
+    return OpenGguf(*gguf_path, mode);
+  }
   absl::StatusOr<ModelWeights> weights = ModelWeights::Open(path, mode);
   if (!weights.ok()) return weights.status();
-  auto state = std::make_unique<WeightsState>(*std::move(weights));
-  const ModelWeights& w = state->weights;
+  auto state = std::make_unique<WeightsState>();
+  state->weights.emplace(*std::move(weights));
+  state->source = state->weights->source();
+  const ModelWeights& w = *state->weights;
   state->tensors.reserve(w.size());
   for (const std::string& name : w.Names()) {
     // Names point into the reader's headers, which live as long as `w`.
@@ -64,11 +109,7 @@ absl::StatusOr<std::unique_ptr<WeightsState>> Open(const std::string& path, uint
     t.size = info->byte_size();
     state->tensors.push_back(t);
   }
-  // What the ABI promises, whatever order the reader keeps.
-  std::sort(state->tensors.begin(), state->tensors.end(),
-            [](const oxi_weight_tensor& a, const oxi_weight_tensor& b) {
-              return std::strcmp(a.name, b.name) < 0;
-            });
+  SortByName(&state->tensors);
   return state;
 }
 
@@ -86,7 +127,7 @@ int32_t HostWeightsOpen(const char* path, uint32_t flags, const oxi_weights** ou
     if (!state.ok()) return state.status();
     auto handle = std::make_unique<WeightsHandle>();
     handle->c.struct_size = sizeof(oxi_weights);
-    handle->c.source = (*state)->weights.source().c_str();
+    handle->c.source = (*state)->source.c_str();
     handle->c.n_tensors = static_cast<int64_t>((*state)->tensors.size());
     handle->c.tensors = (*state)->tensors.data();
     handle->state = state->release();
@@ -98,7 +139,9 @@ int32_t HostWeightsOpen(const char* path, uint32_t flags, const oxi_weights** ou
 void HostWeightsRelease(const oxi_weights* weights, int64_t index) {
   if (weights == nullptr || index < 0 || index >= weights->n_tensors) return;
   const WeightsHandle* h = AsHandle(weights);
-  h->state->weights.Release(h->state->tensors[index].name);
+  // GGUF tensors stay: converted ones are owned copies, the others share
+  // pages with their neighbours in the file.
+  if (h->state->weights) h->state->weights->Release(h->state->tensors[index].name);
 }
 
 void HostWeightsClose(const oxi_weights* weights) {

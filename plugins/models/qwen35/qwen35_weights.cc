@@ -20,10 +20,12 @@ class Loader {
   Loader(const sdk::Compute& cx, const sdk::Weights& file, oxi_dtype quant)
       : cx_(cx), file_(file), quant_(quant) {}
 
-  // A matrix [rows][cols], held as `want` (INVALID: as stored).
+  // A matrix [rows][cols], held as `want` (INVALID: as stored). Stored Q8_0 /
+  // Q4_0 blocks (a GGUF file's, or a --save-quantized folder's) are taken too.
   sdk::StatusOr<sdk::OwnedTensor> Matrix(const std::string& name, int64_t rows, int64_t cols,
                                          oxi_dtype want) const {
-    OXI_ASSIGN_OR_RETURN(const oxi_weight_tensor* t, file_.Get(name, {rows, cols}));
+    OXI_ASSIGN_OR_RETURN(const oxi_weight_tensor* t,
+                         file_.Get(name, {rows, cols}, /*float_only=*/false));
     return cx_.LoadWeight(file_, t, rows, cols, want);
   }
   // A matrix the model quantises when asked (Q8_0 / Q4_0) or converts (F32...).

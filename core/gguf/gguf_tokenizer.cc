@@ -1,0 +1,188 @@
+#include "core/gguf/gguf_tokenizer.h"
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "nlohmann/json.hpp"
+
+namespace oxinfer::gguf {
+namespace {
+
+// llama.cpp's token types (gguf-py TokenType).
+constexpr int64_t kControl = 3, kUserDefined = 4;
+
+// The Split regex of each byte-level pre-tokenizer llama.cpp names: the
+// "original regex from tokenizer.json" its llama-vocab.cpp records.
+const char* PreTokenizerRegex(const std::string& pre) {
+  if (pre == "qwen2") {
+    return "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| "
+           "?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+  }
+  if (pre == "qwen35") {
+    return "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?[\\p{L}\\p{M}]+|\\p{N}| "
+           "?[^\\s\\p{L}\\p{M}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+  }
+  return nullptr;
+}
+
+absl::StatusOr<std::vector<std::string>> Strings(GgufMapping& m, const GgufCheckpoint& c,
+                                                 const std::string& key) {
+  auto it = c.header.metadata.find(key);
+  if (it == c.header.metadata.end()) return m.KeyError(key, "missing");
+  if (it->second.type != ValueType::kArray || it->second.element != ValueType::kString) {
+    return m.KeyError(key, "expected an array of strings");
+  }
+  std::vector<std::string> out;
+  out.reserve(it->second.array.size());
+  for (const Value& v : it->second.array) out.push_back(v.s);
+  return out;
+}
+
+absl::StatusOr<std::vector<int64_t>> TokenTypes(GgufMapping& m, const GgufCheckpoint& c, size_t n) {
+  const std::string key = "tokenizer.ggml.token_type";
+  auto it = c.header.metadata.find(key);
+  if (it == c.header.metadata.end()) return std::vector<int64_t>(n, 1);
+  if (it->second.type != ValueType::kArray || it->second.array.size() != n) {
+    return m.KeyError(key, absl::StrCat("expected ", n, " integers (one per token)"));
+  }
+  std::vector<int64_t> out;
+  for (const Value& v : it->second.array) {
+    if (!v.is_integer()) return m.KeyError(key, "expected integers");
+    out.push_back(v.i);
+  }
+  return out;
+}
+
+nlohmann::json ByteLevel() {
+  return {{"type", "ByteLevel"},
+          {"add_prefix_space", false},
+          {"trim_offsets", false},
+          {"use_regex", false}};
+}
+
+absl::Status Gpt2Tokenizer(GgufMapping& m, GgufCheckpoint* out,
+                           const std::vector<std::string>& tokens,
+                           const std::vector<int64_t>& types) {
+  absl::StatusOr<std::string> pre = m.String("tokenizer.ggml.pre");
+  if (!pre.ok()) return pre.status();
+  const char* regex = PreTokenizerRegex(*pre);
+  if (regex == nullptr) {
+    return absl::UnimplementedError(
+        absl::StrCat(out->source, ": tokenizer.ggml.pre: '", *pre,
+                     "' is not a pre-tokenizer this reader knows (qwen2, qwen35)"));
+  }
+  absl::StatusOr<std::vector<std::string>> merges = Strings(m, *out, "tokenizer.ggml.merges");
+  if (!merges.ok()) return merges.status();
+  nlohmann::json vocab = nlohmann::json::object(), added = nlohmann::json::array();
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    if (types[i] == kControl || types[i] == kUserDefined) {
+      added.push_back({{"id", i},
+                       {"content", tokens[i]},
+                       {"single_word", false},
+                       {"lstrip", false},
+                       {"rstrip", false},
+                       {"normalized", false},
+                       {"special", types[i] == kControl}});
+    } else {
+      if (vocab.contains(tokens[i])) {
+        return m.KeyError("tokenizer.ggml.tokens",
+                          absl::StrCat("token ", i, " repeats '", tokens[i], "'"));
+      }
+      vocab[tokens[i]] = i;
+    }
+  }
+  nlohmann::json pairs = nlohmann::json::array();
+  for (const std::string& merge : *merges) {
+    const size_t space = merge.find(' ');
+    if (space == std::string::npos || merge.find(' ', space + 1) != std::string::npos) {
+      return m.KeyError("tokenizer.ggml.merges", absl::StrCat("'", merge, "' is not two tokens"));
+    }
+    pairs.push_back({merge.substr(0, space), merge.substr(space + 1)});
+  }
+  nlohmann::json t = {{"version", "1.0"},
+                      {"truncation", nullptr},
+                      {"padding", nullptr},
+                      {"added_tokens", added},
+                      {"normalizer", {{"type", "NFC"}}},
+                      {"pre_tokenizer",
+                       {{"type", "Sequence"},
+                        {"pretokenizers",
+                         {{{"type", "Split"},
+                           {"pattern", {{"Regex", regex}}},
+                           {"behavior", "Isolated"},
+                           {"invert", false}},
+                          ByteLevel()}}}},
+                      {"post_processor", ByteLevel()},
+                      {"decoder", ByteLevel()},
+                      {"model",
+                       {{"type", "BPE"},
+                        {"dropout", nullptr},
+                        {"unk_token", nullptr},
+                        {"continuing_subword_prefix", ""},
+                        {"end_of_word_suffix", ""},
+                        {"fuse_unk", false},
+                        {"byte_fallback", false},
+                        {"ignore_merges", false},
+                        {"vocab", vocab},
+                        {"merges", pairs}}}};
+  out->tokenizer_json = t.dump();
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status MapTokenizer(GgufMapping& m, GgufCheckpoint* out) {
+  absl::StatusOr<std::string> model = m.String("tokenizer.ggml.model");
+  if (!model.ok()) return model.status();
+  absl::StatusOr<std::vector<std::string>> tokens = Strings(m, *out, "tokenizer.ggml.tokens");
+  if (!tokens.ok()) return tokens.status();
+  absl::StatusOr<std::vector<int64_t>> types = TokenTypes(m, *out, tokens->size());
+  if (!types.ok()) return types.status();
+  absl::Status s;
+  if (*model == "gpt2") {
+    s = Gpt2Tokenizer(m, out, *tokens, *types);
+  } else {
+    s = absl::UnimplementedError(absl::StrCat(out->source, ": tokenizer.ggml.model: '", *model,
+                                              "' is not a tokenizer this reader knows (gpt2)"));
+  }
+  if (!s.ok()) return s;
+
+  // The chat template and the special tokens the template and the engine use.
+  nlohmann::json config = nlohmann::json::object(), generation = nlohmann::json::object();
+  if (m.Has("tokenizer.chat_template")) {
+    absl::StatusOr<std::string> tmpl = m.String("tokenizer.chat_template");
+    if (!tmpl.ok()) return tmpl.status();
+    config["chat_template"] = *tmpl;
+  }
+  const struct {
+    const char* gguf;
+    const char* name;
+  } kSpecials[] = {{"bos_token_id", "bos_token"},
+                   {"eos_token_id", "eos_token"},
+                   {"padding_token_id", "pad_token"}};
+  nlohmann::json eos = nlohmann::json::array();
+  for (const auto& sp : kSpecials) {
+    const std::string key = std::string("tokenizer.ggml.") + sp.gguf;
+    if (!m.Has(key)) continue;
+    absl::StatusOr<int64_t> id = m.Int(key);
+    if (!id.ok()) return id.status();
+    if (*id < 0 || *id >= static_cast<int64_t>(tokens->size())) {
+      return m.KeyError(key, absl::StrCat(*id, " is not a token id"));
+    }
+    config[sp.name] = (*tokens)[*id];
+    if (std::string(sp.gguf) == "eos_token_id") eos.push_back(*id);
+    if (std::string(sp.gguf) == "bos_token_id") generation["bos_token_id"] = *id;
+  }
+  if (m.Has("tokenizer.ggml.eot_token_id")) {
+    absl::StatusOr<int64_t> eot = m.Int("tokenizer.ggml.eot_token_id");
+    if (!eot.ok()) return eot.status();
+    if (eos.empty() || eos[0] != *eot) eos.push_back(*eot);
+  }
+  if (!eos.empty()) generation["eos_token_id"] = eos;
+  out->tokenizer_config_json = config.dump(1);
+  out->generation_config_json = generation.dump(1);
+  return absl::OkStatus();
+}
+
+}  // namespace oxinfer::gguf
