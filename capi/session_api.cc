@@ -294,8 +294,11 @@ oxinfer_status oxinfer_session_set_messages_json(oxinfer_session* session, const
     if (oxinfer_status st = call.Check("oxinfer_session_set_messages_json"); st != OXINFER_OK)
       return st;
     if (json == nullptr) return Fail(OXINFER_INVALID_ARGUMENT, "messages JSON is NULL");
-    auto messages =
-        oxinfer::engine::ParseMessagesJson(json, source != nullptr ? source : "messages");
+    // Media parts as data: URLs or local paths, decoded by the engine's codecs.
+    auto messages = oxinfer::engine::ParseMessagesJson(
+        json, source != nullptr ? source : "messages",
+        oxinfer::engine::RegistryMediaLoader(session->owner->engine->registry(),
+                                             /*allow_paths=*/true));
     if (!messages.ok()) return Fail(messages.status());
     session->session->SetMessages(*std::move(messages));
     return OXINFER_OK;

@@ -23,7 +23,17 @@ absl::Status ParseConversationFuzzInput(const uint8_t* data, size_t size) {
   if (size == 0) return absl::InvalidArgumentError("empty");
   const absl::string_view text(reinterpret_cast<const char*>(data) + 1, size - 1);
   if (data[0] % 2 == 0) {
-    auto messages = engine::ParseMessagesJson(text, "fuzz.json");
+    // Media references are parsed for real; nothing is read or decoded.
+    const engine::MediaLoader placeholder =
+        [](const engine::MediaReference& ref,
+           const std::string& name) -> absl::StatusOr<engine::ContentPart> {
+      Check(ref.source == engine::MediaReference::Source::kPath || !ref.data.empty());
+      Check(absl::StartsWith(name, "fuzz.json: "));
+      engine::ContentPart part;
+      part.type = ref.type;
+      return part;
+    };
+    auto messages = engine::ParseMessagesJson(text, "fuzz.json", placeholder);
     if (!messages.ok()) {
       Check(absl::StartsWith(messages.status().message(), "fuzz.json: "));
       return messages.status();

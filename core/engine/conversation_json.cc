@@ -5,6 +5,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "core/engine/media_reference.h"
 #include "core/mapped_file.h"
 
 namespace oxinfer::engine {
@@ -18,8 +19,28 @@ absl::Status Bad(absl::string_view source, absl::string_view where, absl::string
   return absl::InvalidArgumentError(absl::StrCat(source, ": ", where, ": ", what));
 }
 
-absl::Status ReadContent(const Value& content, Message* m, absl::string_view source,
-                         const std::string& where) {
+absl::Status ReadMediaPart(const Value& part, const MediaLoader* load_media, Message* m,
+                           absl::string_view source, const std::string& at) {
+  if (load_media == nullptr || !*load_media) {
+    return absl::UnimplementedError(
+        absl::StrCat(source, ": ", at, ": image and audio parts are not accepted here"));
+  }
+  auto ref = ParseMediaReference(part);
+  if (!ref.ok()) return Bad(source, at, ref.status().message());
+  const std::string name = absl::StrCat(source, ": ", at);
+  auto loaded = (*load_media)(*ref, name);
+  // Errors about bytes name them by `name`; those about a file name the file.
+  if (!loaded.ok() && ref->source == MediaReference::Source::kPath) {
+    return absl::Status(loaded.status().code(),
+                        absl::StrCat(name, ": ", loaded.status().message()));
+  }
+  if (!loaded.ok()) return loaded.status();
+  m->content.push_back(*std::move(loaded));
+  return absl::OkStatus();
+}
+
+absl::Status ReadContent(const Value& content, const MediaLoader* load_media, Message* m,
+                         absl::string_view source, const std::string& where) {
   if (content.is_none()) {
     m->content_form = Message::ContentForm::kNone;
     return absl::OkStatus();
@@ -37,10 +58,14 @@ absl::Status ReadContent(const Value& content, Message* m, absl::string_view sou
     const std::string at = absl::StrCat(where, ", content part ", i);
     const Value* type = part.is_dict() ? part.object().Find("type") : nullptr;
     if (type == nullptr || !type->is_string()) return Bad(source, at, "needs a \"type\"");
+    if (IsMediaPartType(type->as_string())) {
+      if (absl::Status s = ReadMediaPart(part, load_media, m, source, at); !s.ok()) return s;
+      continue;
+    }
     if (type->as_string() != "text") {
-      return absl::UnimplementedError(absl::StrCat(source, ": ", at, ": parts of type '",
-                                                   type->as_string(),
-                                                   "' are not supported here yet (text only)"));
+      return absl::UnimplementedError(
+          absl::StrCat(source, ": ", at, ": parts of type '", type->as_string(),
+                       "' are not supported (text, image_url, input_audio, image, audio)"));
     }
     const Value* text = part.object().Find("text");
     if (text == nullptr || !text->is_string()) return Bad(source, at, "needs a string \"text\"");
@@ -86,8 +111,8 @@ absl::Status ReadToolCalls(const Value& calls, Message* m, absl::string_view sou
 
 }  // namespace
 
-absl::StatusOr<std::vector<Message>> MessagesFromValue(const Value& list,
-                                                       absl::string_view source) {
+absl::StatusOr<std::vector<Message>> MessagesFromValue(const Value& list, absl::string_view source,
+                                                       const MediaLoader& load_media) {
   if (!list.is_array()) {
     return absl::InvalidArgumentError(absl::StrCat(source, ": expected a JSON list of messages"));
   }
@@ -108,7 +133,7 @@ absl::StatusOr<std::vector<Message>> MessagesFromValue(const Value& list,
       if (key == "role") continue;
       if (key == "content") {
         m.content_form = Message::ContentForm::kString;
-        s = ReadContent(value, &m, source, where);
+        s = ReadContent(value, &load_media, &m, source, where);
       } else if (key == "tool_calls" && !value.is_none()) {
         s = ReadToolCalls(value, &m, source, where);
       } else if (key == "reasoning_content" && value.is_string()) {
@@ -124,12 +149,13 @@ absl::StatusOr<std::vector<Message>> MessagesFromValue(const Value& list,
 }
 
 absl::StatusOr<std::vector<Message>> ParseMessagesJson(absl::string_view json,
-                                                       absl::string_view source) {
+                                                       absl::string_view source,
+                                                       const MediaLoader& load_media) {
   auto value = Value::FromJson(json);
   if (!value.ok()) {
     return absl::InvalidArgumentError(absl::StrCat(source, ": ", value.status().message()));
   }
-  return MessagesFromValue(*value, source);
+  return MessagesFromValue(*value, source, load_media);
 }
 
 absl::Status CheckTools(const Value& tools, absl::string_view source) {

@@ -8,6 +8,9 @@
 //      "type": "function", "function": {"name": "f", "arguments": "{\"a\": 1}"}}]},
 //    {"role": "tool", "tool_call_id": "c1", "content": "..."}]
 //
+// Image and audio parts (media_reference.h) are read by `load_media`; without
+// one they are refused.
+//
 // function.arguments (a JSON string, or an object) becomes an object keeping
 // its key order; every other key (tool_call_id, name, ...) goes to the
 // template unchanged. Errors name `source` (the file) and the entry.
@@ -19,14 +22,17 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "core/chat/value.h"
+#include "core/engine/media_reference.h"
 #include "core/engine/message.h"
 
 namespace oxinfer::engine {
 
 absl::StatusOr<std::vector<Message>> ParseMessagesJson(absl::string_view json,
-                                                       absl::string_view source);
+                                                       absl::string_view source,
+                                                       const MediaLoader& load_media = nullptr);
 absl::StatusOr<std::vector<Message>> MessagesFromValue(const chat::Value& list,
-                                                       absl::string_view source);
+                                                       absl::string_view source,
+                                                       const MediaLoader& load_media = nullptr);
 
 // A list of {"type": "function", "function": {"name", "description",
 // "parameters"}}, returned as the value templates get as `tools`.

@@ -183,7 +183,11 @@ oxinfer_status oxinfer_session_add_text(oxinfer_session* session, oxinfer_role r
 oxinfer_status oxinfer_session_add_tool_result(oxinfer_session* session, const char* call_id,
                                                const char* name, const char* result);
 /* Replaces the conversation with an OpenAI-style JSON list of messages (the
- * CLI's --messages format; errors name `source` and the entry). */
+ * CLI's --messages format; errors name `source` and the entry). Image and
+ * audio parts: {"type": "image_url", "image_url": {"url": U}},
+ * {"type": "input_audio", "input_audio": {"data": BASE64, "format": F}}, or
+ * transformers' {"type": "image" | "audio", "url" | "path": U}, where U is a
+ * base64 data: URL, a file:// URL or a local path. */
 oxinfer_status oxinfer_session_set_messages_json(oxinfer_session* session, const char* json,
                                                  const char* source);
 /* The conversation as that JSON list. */

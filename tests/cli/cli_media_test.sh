@@ -35,6 +35,43 @@ printf 'Hello\n/image %s\nAnd this?\n' "$fixture/image1.png" |
 grep -q 'image attached to the next turn' chat_err.txt || fail "/image not acknowledged"
 [ "$(grep -c '^\[prompt tokens:.*261:<|image>' chat_err.txt)" = 1 ] || fail "the image is not in turn 2"
 
+# The same turn from a --messages file, the image given in each spelling a
+# client uses: the same prompt, the same ids, the same soft tokens.
+b64=$(base64 -w0 "$fixture/image0.png")
+for part in '{"type": "image_url", "image_url": {"url": "data:image/png;base64,'"$b64"'"}}' \
+            '{"type": "image_url", "image_url": {"url": "file://'"$fixture"'/image0.png"}}' \
+            '{"type": "image", "path": "'"$fixture"'/image0.png"}' \
+            '{"type": "image", "url": "'"$fixture"'/image0.png"}'; do
+  printf '[{"role": "system", "content": "You are terse."}, {"role": "user", "content": [%s, {"type": "text", "text": "Describe this."}]}]' \
+    "$part" >messages.json
+  run --messages messages.json --print-prompt >m_prompt.txt || fail "--messages --print-prompt"
+  cmp m_prompt.txt "$fixture/prompt_case0.txt" || fail "--messages prompt differs: ${part:0:60}"
+  run --messages messages.json --max-tokens 4 --show-tokens --dump-soft-tokens m_soft.bin \
+    >m_out.txt 2>m_err.txt || { cat m_err.txt; fail "--messages run"; }
+  m_ids=$(sed -n 's/^\[prompt tokens: \(.*\)\]$/\1/p' m_err.txt | tr ' ' '\n' | sed 's/:.*//' | grep . | tr '\n' ' ')
+  [ "$m_ids" = "$ids" ] || fail "--messages ids differ: ${part:0:60}"
+  cmp m_soft.bin soft.bin || fail "--messages soft tokens differ: ${part:0:60}"
+  cmp m_out.txt out.txt || fail "--messages reply differs: ${part:0:60}"
+done
+# Without the weights (--print-prompt on a folder of text files only).
+mkdir -p textonly
+cp "$fixture"/{config.json,tokenizer.json,tokenizer_config.json,chat_template.jinja,processor_config.json} textonly/
+"$oxinfer" --plugin-dir="$plugin_dirs" --model textonly --messages messages.json --print-prompt \
+  >t_prompt.txt || fail "--print-prompt without weights"
+cmp t_prompt.txt "$fixture/prompt_case0.txt" || fail "prompt without weights differs"
+# Refusals name the file, the entry and what is wrong.
+bad() {
+  printf '[{"role": "user", "content": [%s]}]' "$1" >bad.json
+  if err=$(run --messages bad.json -p x --max-tokens 1 2>&1); then fail "accepted: $1"; fi
+  grep -q "bad.json: message 0, content part 0: .*$2" <<<"$err" || fail "message for $1: $err"
+}
+bad '{"type": "image_url", "image_url": {"url": "https://example.com/a.png"}}' 'not fetched'
+bad '{"type": "image", "path": "nothere.png"}' 'nothere.png'
+bad '{"type": "image_url", "image_url": {"url": "data:image/png;base64,@@@"}}' 'not valid base64'
+bad '{"type": "image_url", "image_url": {"url": "data:image/png,abc"}}' 'only base64'
+bad '{"type": "input_audio", "input_audio": {"format": "wav"}}' 'needs "input_audio"'
+bad '{"type": "image_url", "image_url": {"url": "data:image/png;base64,'"$(base64 -w0 "$fixture/config.json")"'"}}' ''
+
 # Refusals name the flag or the file.
 if err=$(run --image "$fixture/image0.png" -p x --max-soft-tokens 100 2>&1); then fail "budget 100"; fi
 grep -q -- '--max-soft-tokens=100' <<<"$err" || fail "budget message: $err"

@@ -12,6 +12,7 @@
 #include "core/engine/atomic_file.h"
 #include "core/engine/chat_prompt.h"
 #include "core/engine/conversation_json.h"
+#include "core/engine/media_parts.h"
 #include "core/engine/message.h"
 #include "core/engine/tool_loop.h"
 #include "core/limits.h"
@@ -32,22 +33,9 @@ absl::StatusOr<ContentPart> LoadAttachment(const Engine& engine, const std::stri
                                            bool audio, const media::DecodeOptions& limits) {
   const char* flag = audio ? "--audio" : "--image";
   if (path.empty()) return absl::InvalidArgumentError(absl::StrCat(flag, " needs a file"));
-  if (audio) {
-    auto clip = media::LoadAudio(engine.registry(), path, 16000, limits);
-    if (!clip.ok()) return clip.status();
-    auto a = std::make_shared<engine::Audio>();
-    a->sample_rate = clip->sample_rate;
-    a->samples = std::move(clip->samples);
-    return ContentPart::FromAudio(std::move(a));
-  }
-  auto rgb = media::LoadImage(engine.registry(), path, limits);
-  if (!rgb.ok()) return rgb.status();
-  auto image = std::make_shared<engine::Image>();
-  image->width = rgb->width;
-  image->height = rgb->height;
-  image->channels = 3;
-  image->pixels = std::move(rgb->pixels);
-  return ContentPart::FromImage(std::move(image));
+  return engine::LoadMediaPart(engine.registry(),
+                               audio ? ContentPart::Type::kAudio : ContentPart::Type::kImage, path,
+                               limits);
 }
 
 // A user turn: the attachments, then the text.
@@ -67,13 +55,15 @@ struct ConversationStart {
   engine::ChatOptions chat;
 };
 
-absl::StatusOr<ConversationStart> StartConversation(const TextFlags& flags) {
+// `load_media` reads the media parts of a --messages file.
+absl::StatusOr<ConversationStart> StartConversation(const TextFlags& flags,
+                                                    const engine::MediaLoader& load_media) {
   ConversationStart start;
   if (!flags.messages_file.empty()) {
     if (flags.raw) return absl::InvalidArgumentError("--messages and --raw exclude each other");
     auto text = engine::ReadConversationFile(flags.messages_file);
     if (!text.ok()) return text.status();
-    auto messages = engine::ParseMessagesJson(*text, flags.messages_file);
+    auto messages = engine::ParseMessagesJson(*text, flags.messages_file, load_media);
     if (!messages.ok()) return messages.status();
     start.messages = *std::move(messages);  // no default system prompt
   } else if (!flags.raw && !flags.no_system && flags.dump_logits.empty()) {
@@ -302,7 +292,9 @@ absl::Status RunText(Engine& engine, const TextFlags& flags) {
     }
   }
   if (absl::Status s = CheckMediaFlags(flags); !s.ok()) return s;
-  auto start = StartConversation(flags);
+  auto start = StartConversation(
+      flags,
+      engine::RegistryMediaLoader(engine.registry(), /*allow_paths=*/true, flags.media_limits));
   if (!start.ok()) return start.status();
   engine::SessionOptions options;
   options.sampling = flags.sampling;
@@ -356,7 +348,7 @@ absl::Status RunText(Engine& engine, const TextFlags& flags) {
 }
 
 absl::Status PrintPromptWithoutModel(const std::string& model_dir, const TextFlags& flags) {
-  auto start = StartConversation(flags);
+  auto start = StartConversation(flags, engine::PlaceholderMediaLoader());
   if (!start.ok()) return start.status();
   if (flags.raw) {
     std::fwrite(flags.prompt.data(), 1, flags.prompt.size(), stdout);

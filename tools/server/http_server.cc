@@ -7,6 +7,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "core/engine/media_parts.h"
 #include "tools/server/text_request.h"
 #include "tools/server/text_response.h"
 
@@ -161,7 +162,9 @@ void HttpServer::Route() {
       }
       TextRequest request;
       ApiError error;
-      if (!ParseTextRequest(req.body, chat, &request, &error)) {
+      if (!ParseTextRequest(req.body, chat, &request, &error,
+                            engine::RegistryMediaLoader(engine_.registry(),
+                                                        /*allow_paths=*/false))) {
         SetError(res, error);
         return;
       }

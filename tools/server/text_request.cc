@@ -153,7 +153,8 @@ bool ParsePrompt(Fields& f, TextRequest* r) {
 
 }  // namespace
 
-bool ParseTextRequest(absl::string_view body, bool chat, TextRequest* r, ApiError* error) {
+bool ParseTextRequest(absl::string_view body, bool chat, TextRequest* r, ApiError* error,
+                      const engine::MediaLoader& load_media) {
   if (absl::StatusOr<nlohmann::json> strict =
           ParseJsonStrict(std::string_view(body.data(), body.size()));
       !strict.ok()) {
@@ -183,7 +184,7 @@ bool ParseTextRequest(absl::string_view body, bool chat, TextRequest* r, ApiErro
     if (messages == nullptr) return f.Fail("messages", "is required");
     if (!messages->is_array()) return f.Fail("messages", "must be a list of messages");
     if (messages->array().empty()) return f.Fail("messages", "must not be empty");
-    auto parsed_messages = engine::MessagesFromValue(*messages, "messages");
+    auto parsed_messages = engine::MessagesFromValue(*messages, "messages", load_media);
     if (!parsed_messages.ok()) {
       *error = BadRequest("messages", std::string(parsed_messages.status().message()));
       return false;

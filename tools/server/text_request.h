@@ -15,6 +15,7 @@
 
 #include "absl/strings/string_view.h"
 #include "core/chat/value.h"
+#include "core/engine/media_reference.h"
 #include "core/engine/message.h"
 #include "core/sampling/sampler.h"
 #include "tools/server/api_error.h"
@@ -41,8 +42,11 @@ struct TextRequest {
   bool include_usage = false;  // stream_options.include_usage
 };
 
-// Parses `body`; on failure returns false with *error set.
-bool ParseTextRequest(absl::string_view body, bool chat, TextRequest* request, ApiError* error);
+// Parses `body`; on failure returns false with *error set. Image and audio
+// parts of messages go to `load_media` (base64 data: URLs: a server does not
+// read its own files for clients); without one they are refused.
+bool ParseTextRequest(absl::string_view body, bool chat, TextRequest* request, ApiError* error,
+                      const engine::MediaLoader& load_media = nullptr);
 
 }  // namespace oxinfer::server
 

@@ -177,7 +177,9 @@ TEST(Gemma4Exactness, ConvertsWeightsAtLoad) {
       std::printf("[ gemma4  ] %-15s %-16s weights %-5s max|diff| %.3g\n", c.fixture,
                   be->name().c_str(), oxi_dtype_name(c.dtype), d);
       EXPECT_LE(d, c.bound) << c.fixture << " " << oxi_dtype_name(c.dtype);
-      if (c.dtype != OXI_DTYPE_F16) EXPECT_GT(d, 1e-4f) << "conversion had no effect";
+      if (c.dtype != OXI_DTYPE_F16) {
+        EXPECT_GT(d, 1e-4f) << "conversion had no effect";
+      }
     }
   }
 }
