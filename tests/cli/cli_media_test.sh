@@ -53,6 +53,27 @@ for part in '{"type": "image_url", "image_url": {"url": "data:image/png;base64,'
   cmp m_soft.bin soft.bin || fail "--messages soft tokens differ: ${part:0:60}"
   cmp m_out.txt out.txt || fail "--messages reply differs: ${part:0:60}"
 done
+# Audio the same way: a 0.5 s 16 kHz 16-bit mono WAV, by --audio and as
+# input_audio / audio parts.
+{ printf 'RIFF\x24\x3e\x00\x00WAVEfmt \x10\x00\x00\x00\x01\x00\x01\x00\x80\x3e\x00\x00'
+  printf '\x00\x7d\x00\x00\x02\x00\x10\x00data\x00\x3e\x00\x00'
+  printf '\x00\x10\x00\x30\x00\xf0\x00\xd0%.0s' $(seq 1984); } >clip.wav
+[ "$(stat -c %s clip.wav)" = 15916 ] || fail "clip.wav size"
+run --audio clip.wav -p "Listen." --no-system --max-tokens 4 --show-tokens --dump-soft-tokens a_soft.bin \
+  >a_out.txt 2>a_err.txt || { cat a_err.txt; fail "--audio run"; }
+a_ids=$(sed -n 's/^\[prompt tokens: \(.*\)\]$/\1/p' a_err.txt | tr ' ' '\n' | sed 's/:.*//' | grep . | tr '\n' ' ')
+[ -s a_soft.bin ] || fail "no audio soft tokens"
+for part in '{"type": "input_audio", "input_audio": {"data": "'"$(base64 -w0 clip.wav)"'", "format": "wav"}}' \
+            '{"type": "audio", "path": "clip.wav"}'; do
+  printf '[{"role": "user", "content": [%s, {"type": "text", "text": "Listen."}]}]' "$part" >a.json
+  run --messages a.json --max-tokens 4 --show-tokens --dump-soft-tokens m_soft.bin >m_out.txt \
+    2>m_err.txt || { cat m_err.txt; fail "--messages audio run"; }
+  m_ids=$(sed -n 's/^\[prompt tokens: \(.*\)\]$/\1/p' m_err.txt | tr ' ' '\n' | sed 's/:.*//' | grep . | tr '\n' ' ')
+  [ "$m_ids" = "$a_ids" ] || fail "--messages audio ids differ: ${part:0:40}"
+  cmp m_soft.bin a_soft.bin || fail "--messages audio soft tokens differ: ${part:0:40}"
+  cmp m_out.txt a_out.txt || fail "--messages audio reply differs: ${part:0:40}"
+done
+
 # Without the weights (--print-prompt on a folder of text files only).
 mkdir -p textonly
 cp "$fixture"/{config.json,tokenizer.json,tokenizer_config.json,chat_template.jinja,processor_config.json} textonly/
