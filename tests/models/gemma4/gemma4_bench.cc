@@ -1,10 +1,17 @@
-// Speed of the Gemma 4 plugin on any checkpoint (no tokenizer needed):
+// Speed of the Gemma 4 plugin on any checkpoint (no tokenizer needed;
+// OXINFER_THREADS=N sets the thread count):
 //   gemma4_bench <liboxinfer_gemma4.so> <backend spec> <model dir> [prompt tokens] [new tokens]
+//                [bf16|q8_0|q4_0]
+//   gemma4_bench <liboxinfer_gemma4.so> <backend spec> <model dir> audio:SECONDS [rounds]
 //                [bf16|q8_0|q4_0]
 // Feeds random token ids as one sequence: a prefill (logits of the last
 // position), then greedy decode steps; prints tokens per second and the time
-// spent in backend operations per op kind.
+// spent in backend operations per op kind. With audio:SECONDS it encodes a
+// clip of that length (encode_media: features, the audio tower, the embedder)
+// `rounds` times (default 3) and prints each time and the median.
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -13,6 +20,7 @@
 #include <vector>
 
 #include "core/host_services.h"
+#include "core/thread_pool.h"
 #include "oxinfer/plugin_abi.h"
 #include "tests/support/test_backends.h"
 
@@ -52,9 +60,15 @@ int main(int argc, char** argv) {
                  argv[0]);
     return 2;
   }
-  const int n_prompt = argc > 4 ? std::atoi(argv[4]) : 128;
-  const int n_new = argc > 5 ? std::atoi(argv[5]) : 32;
+  const std::string mode = argc > 4 ? argv[4] : "";
+  const bool audio = mode.rfind("audio:", 0) == 0;
+  const int n_prompt = argc > 4 && !audio ? std::atoi(argv[4]) : 128;
+  const int n_new = argc > 5 ? std::atoi(argv[5]) : (audio ? 3 : 32);
   const std::string weights = argc > 6 ? argv[6] : "bf16";  // bf16: as stored
+  // OXINFER_THREADS=N: the host's pool size (default: every CPU).
+  if (const char* t = std::getenv("OXINFER_THREADS"); t != nullptr && std::atoi(t) > 0) {
+    oxinfer::ThreadPool::SetGlobalThreads(std::atoi(t));
+  }
   auto model_iface = oxinfer::testing::LoadModelPlugin(argv[1]);
   if (!model_iface.ok()) {
     std::fprintf(stderr, "%s\n", std::string(model_iface.status().message()).c_str());
@@ -92,6 +106,49 @@ int main(int argc, char** argv) {
   info.struct_size = sizeof info;
   mi->info(m, &info);
   const int vocab = info.vocab_size;
+  if (audio) {
+    const double seconds = std::atof(mode.c_str() + 6);
+    std::vector<float> clip(static_cast<size_t>(seconds * 16000));
+    std::mt19937 noise(2);
+    for (size_t i = 0; i < clip.size(); ++i) {
+      clip[i] = 0.3f * std::sin(0.05f * static_cast<float>(i)) +
+                0.1f * (static_cast<float>(noise() % 2001) / 1000.0f - 1.0f);
+    }
+    oxi_media_input in = {};
+    in.struct_size = sizeof in;
+    in.kind = OXI_MEDIA_AUDIO;
+    in.samples = clip.data();
+    in.n_samples = static_cast<int64_t>(clip.size());
+    in.sample_rate = 16000;
+    std::vector<double> times;
+    int64_t n_tokens = 0;
+    for (int r = 0; r < std::max(n_new, 1); ++r) {
+      oxi_media_output o = {};
+      o.struct_size = sizeof o;
+      t0 = Now();
+      if (mi->encode_media(m, &in, &o, error, sizeof error) != OXI_OK) {
+        std::fprintf(stderr, "encode_media: %s\n", error);
+        return 1;
+      }
+      times.push_back(Now() - t0);
+      n_tokens = o.n_tokens;
+      mi->free_media(&o);
+      std::printf("round %d: %.3f s\n", r, times.back());
+    }
+    std::printf("time in backend ops (all rounds):");
+    for (int k = 0; k < OXI_OP_KIND_COUNT; ++k) {
+      if (g_time[k] >= 0.005) std::printf(" %s %.2f s", oxi_op_name(k), g_time[k]);
+    }
+    std::sort(times.begin(), times.end());
+    std::printf(
+        "\nopen %.2f s, %.1f s of audio -> %lld tokens: median %.3f s over %zu rounds (%d "
+        "threads, %s weights, load average %s before, %s after)\n",
+        t_open, seconds, static_cast<long long>(n_tokens), times[times.size() / 2], times.size(),
+        oxinfer::HostServices()->num_threads(), weights.c_str(), load_before.c_str(),
+        LoadAverage().c_str());
+    mi->close(m);
+    return 0;
+  }
   std::mt19937 rng(1);
   std::vector<int32_t> prompt(n_prompt);
   for (int32_t& t : prompt) t = static_cast<int32_t>(rng() % vocab);

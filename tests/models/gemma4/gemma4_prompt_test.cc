@@ -1,5 +1,6 @@
-// Chat prompts with images through the engine, against transformers'
-// Gemma4Processor.apply_chat_template and Gemma4ForConditionalGeneration
+// Chat prompts with images and audio clips through the engine, against
+// transformers' Gemma4Processor.apply_chat_template and
+// Gemma4ForConditionalGeneration
 // (testdata/media/vision_tiny/prompt_reference.*, made by
 // tools/reference/gemma4_media/make_prompt_fixtures.py): the rendered prompt
 // byte-identical, the expanded ids identical, the soft tokens and the last
@@ -63,6 +64,13 @@ std::shared_ptr<const Image> ReadImage(const SafetensorsFile& f, const std::stri
   return image;
 }
 
+std::shared_ptr<const Audio> ReadAudio(const SafetensorsFile& f, const std::string& name) {
+  auto audio = std::make_shared<Audio>();
+  audio->sample_rate = 16000;
+  audio->samples = Read<float>(f, name);
+  return audio;
+}
+
 float MaxAbsDiff(const std::vector<float>& a, const std::vector<float>& b) {
   if (a.size() != b.size()) return INFINITY;
   float d = 0;
@@ -71,7 +79,7 @@ float MaxAbsDiff(const std::vector<float>& a, const std::vector<float>& b) {
 }
 
 // The reference's messages, image parts {"type": "image", "index": j} given
-// the case's j-th image.
+// the case's j-th image, audio parts its j-th clip.
 std::vector<Message> Messages(const nlohmann::json& list, const SafetensorsFile& ref,
                               const std::string& prefix) {
   std::vector<Message> out;
@@ -86,6 +94,9 @@ std::vector<Message> Messages(const nlohmann::json& list, const SafetensorsFile&
         if (p["type"] == "image") {
           msg.content.push_back(ContentPart::FromImage(
               ReadImage(ref, prefix + ".image" + std::to_string(p["index"].get<int>()))));
+        } else if (p["type"] == "audio") {
+          msg.content.push_back(ContentPart::FromAudio(
+              ReadAudio(ref, prefix + ".audio" + std::to_string(p["index"].get<int>()))));
         } else {
           msg.content.push_back(
               ContentPart{ContentPart::Type::kText, p["text"].get<std::string>()});
@@ -128,7 +139,7 @@ TEST(Gemma4Prompt, MatchesProcessorAndModel) {
   auto engine = Open();
   ASSERT_NE(engine, nullptr);
   const auto& cases = f.meta["cases"];
-  ASSERT_EQ(cases.size(), 4u);
+  ASSERT_EQ(cases.size(), 7u);
   for (size_t c = 0; c < cases.size(); ++c) {
     SCOPED_TRACE("case " + std::to_string(c));
     const std::string p = "case" + std::to_string(c);
@@ -143,9 +154,16 @@ TEST(Gemma4Prompt, MatchesProcessorAndModel) {
     const std::vector<uint8_t> text = Read<uint8_t>(*f.ref, p + ".text");
     EXPECT_EQ(prompt->text, std::string(text.begin(), text.end()));
     EXPECT_EQ(prompt->tokens, Read<int32_t>(*f.ref, p + ".ids"));
-    if (f.ref->Find(p + ".soft") != nullptr) {
+    // Every case's images come before its clips: their soft tokens in order.
+    std::vector<float> soft;
+    for (const char* kind : {".soft", ".audio_soft"}) {
+      if (f.ref->Find(p + kind) == nullptr) continue;
+      const std::vector<float> part = Read<float>(*f.ref, p + kind);
+      soft.insert(soft.end(), part.begin(), part.end());
+    }
+    if (!soft.empty()) {
       ASSERT_NE(prompt->media, nullptr);
-      const float d = MaxAbsDiff(prompt->media->SoftTokens(), Read<float>(*f.ref, p + ".soft"));
+      const float d = MaxAbsDiff(prompt->media->SoftTokens(), soft);
       EXPECT_LE(d, kTolerance) << "soft tokens";
       std::printf("case %zu: soft tokens max |diff| %.3g\n", c, d);
     } else {

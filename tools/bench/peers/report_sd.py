@@ -7,10 +7,15 @@ stable-diffusion.cpp stages from its own log lines: get_learned_condition (text
 encoder), sampling (the UNet pass; 1 step), decode_first_stage (VAE decoder),
 "generate_image completed" or the sum (total). oxinfer stages from sd_bench:
 tokens_pos (text encoder), unet_out (UNet pass), image_f32 (VAE decoder), total.
-Best (smallest) of the rounds per stage."""
-import glob, os, re, sys
+Median of the rounds per stage; peak RSS from /usr/bin/time -v."""
+import glob, os, re, statistics, sys
 
 d, png = sys.argv[1:3]
+
+
+def rss(s):
+    m = re.search(r"Maximum resident set size \(kbytes\): (\d+)", s)
+    return int(m.group(1)) / 1e6 if m else float("nan")
 
 
 def sdcpp(path):
@@ -25,7 +30,7 @@ def sdcpp(path):
     if tot != tot:
         tot = te + un + va
     load = re.search(r"^LOAD (.*)$", s, re.M).group(1)
-    return dict(te=te, unet=un, vae=va, total=tot, load=load)
+    return dict(te=te, unet=un, vae=va, total=tot, load=load, rss=rss(s))
 
 
 def ours(path):
@@ -37,28 +42,30 @@ def ours(path):
     m = re.search(r"^total: ([\d.]+) s wall", s, re.M)
     load = re.search(r"^LOAD (.*)$", s, re.M).group(1)
     return dict(te=f("tokens_pos"), unet=sum(un) if un else float("nan"), vae=f("image_f32"),
-                total=float(m.group(1)) if m else float("nan"), load=load)
+                total=float(m.group(1)) if m else float("nan"), load=load, rss=rss(s))
 
 
 runs = {"stable-diffusion.cpp": [sdcpp(p) for p in sorted(glob.glob(os.path.join(d, "sd_sdcpp_*.log")))],
         "oxinfer": [ours(p) for p in sorted(glob.glob(os.path.join(d, "sd_ours_*.log")))]}
-best = {e: {k: min(r[k] for r in rs) for k in ("te", "unet", "vae", "total")} for e, rs in runs.items() if rs}
-print("| stage (s, wall) | stable-diffusion.cpp | oxinfer | oxinfer / sd.cpp |")
+best = {e: {k: statistics.median(r[k] for r in rs) for k in ("te", "unet", "vae", "total", "rss")}
+        for e, rs in runs.items() if rs}
+print("| stage (s, wall; median of the rounds) | stable-diffusion.cpp | oxinfer | oxinfer / sd.cpp |")
 print("|---|---|---|---|")
-names = {"te": "text encoder", "unet": "UNet pass (1 step)", "vae": "VAE decoder", "total": "total (generation, no model load)"}
+names = {"te": "text encoder", "unet": "UNet pass (1 step)", "vae": "VAE decoder", "total": "total (generation, no model load)",
+         "rss": "peak RSS, GB"}
 for k, n in names.items():
     a, o = best["stable-diffusion.cpp"][k], best["oxinfer"][k]
     print(f"| {n} | {a:.2f} | {o:.2f} | {o/a:.2f} |")
 print()
 print("Each round (engines alternate within a round):")
 print()
-print("| round | engine | load avg before | text encoder | UNet pass | VAE decoder | total |")
-print("|---|---|---|---|---|---|---|")
+print("| round | engine | load avg before | text encoder | UNet pass | VAE decoder | total | peak RSS GB |")
+print("|---|---|---|---|---|---|---|---|")
 for i in range(max(len(v) for v in runs.values())):
     for e, rs in runs.items():
         if i < len(rs):
             r = rs[i]
-            print(f"| {i+1} | {e} | {r['load']} | {r['te']:.2f} | {r['unet']:.2f} | {r['vae']:.2f} | {r['total']:.2f} |")
+            print(f"| {i+1} | {e} | {r['load']} | {r['te']:.2f} | {r['unet']:.2f} | {r['vae']:.2f} | {r['total']:.2f} | {r['rss']:.2f} |")
 
 import matplotlib
 matplotlib.use("Agg")

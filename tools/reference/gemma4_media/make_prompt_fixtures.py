@@ -18,6 +18,12 @@ Adds to tests/models/gemma4/testdata/media/vision_tiny/:
   the budget (max_soft_tokens, 0: the processor's default) and the greedy gaps.
   image{k}.png  the first case images as PNG files, for the CLI test, and
   prompt_case0.txt / prompt_case0.ids  case 0's text and ids, for the CLI test.
+  Cases with audio parts ({"type": "audio", "index": j}) store the clips as
+    case{i}.audio{j}  f32 [n]        16 kHz samples (lcg_samples, int16 / 32768)
+    case{i}.audio_soft f32 [m][H]    the soft tokens of every clip, in order
+  and clip0.wav (16-bit PCM, the first clip: exact as float), with
+  prompt_audio.txt / prompt_audio.ids: the image-and-clip case's text and ids
+  (image0.png and clip0.wav), for the CLI test.
 
 Pinned: transformers 5.24.0, torch 2.15.0, torchvision 0.29.2, tokenizers
 0.23.3, numpy 2.4.6, pillow 13.0.0 (the /work/venvs/gm venv).
@@ -27,6 +33,7 @@ Pinned: transformers 5.24.0, torch 2.15.0, torchvision 0.29.2, tokenizers
 import json
 import os
 import sys
+import wave
 
 import numpy as np
 import PIL.Image
@@ -90,6 +97,10 @@ def tokenizer_json(vocab_size):
     }
 
 
+def audio_part(j):
+    return {"type": "audio", "index": j}
+
+
 def image_part(j):
     return {"type": "image", "index": j}
 
@@ -98,7 +109,8 @@ def text_part(t):
     return {"type": "text", "text": t}
 
 
-# (image sizes (h, w), budget (0: default), messages); image parts in order.
+# (image sizes (h, w) or "case0" (case 0's images), budget (0: default),
+# messages, clips (samples, seed)); image and audio parts in order.
 CASES = [
     ([(40, 90)], 0, [
         {"role": "system", "content": "You are terse."},
@@ -112,6 +124,17 @@ CASES = [
         {"role": "user", "content": [image_part(1), text_part("And this one?")]}]),
     ([], 0, [  # a typed placeholder without media: embedded as the pad token
         {"role": "user", "content": "Say <|image|> back."}]),
+    ([], 0, [  # a clip alone
+        {"role": "user", "content": [audio_part(0), text_part("What is said?")]}],
+     [(21920, 31)]),
+    ("case0", 0, [  # an image and a clip in one turn, as the CLI places them
+        {"role": "user", "content": [image_part(0), audio_part(0), text_part("Describe both.")]}],
+     [(30000, 32)]),
+    ([(48, 64)], 0, [  # a clip in a later turn
+        {"role": "user", "content": [image_part(0), text_part("What is it?")]},
+        {"role": "assistant", "content": "A test."},
+        {"role": "user", "content": [audio_part(0), audio_part(1), text_part("And these?")]}],
+     [(7000, 33), (12000, 34)]),
 ]
 
 
@@ -133,7 +156,8 @@ def main():
         json.dump(tok_config, f, indent=2, sort_keys=True)
         f.write("\n")
     ip = {k: v for k, v in mv.PROCESSOR["image_processor"].items() if k != "image_processor_type"}
-    proc = Gemma4Processor(feature_extractor=Gemma4AudioFeatureExtractor(),
+    fe = {k: v for k, v in mv.FEATURES.items() if k not in ("feature_extractor_type", "padding_side")}
+    proc = Gemma4Processor(feature_extractor=Gemma4AudioFeatureExtractor(**fe),
                            image_processor=Gemma4ImageProcessor(**ip), tokenizer=tok,
                            video_processor=Gemma4VideoProcessor(), chat_template=template)
     model = Gemma4ForConditionalGeneration.from_pretrained(OUT, dtype=torch.float32).eval()
@@ -143,29 +167,46 @@ def main():
     tensors, meta = {}, {"transformers": transformers.__version__, "torch": torch.__version__,
                          "cases": []}
     png = 0
-    for i, (sizes, budget, messages) in enumerate(CASES):
-        images = [mv.make_image(rng, h, w) for h, w in sizes]
+    first_images = None
+    for i, case in enumerate(CASES):
+        sizes, budget, messages = case[:3]
+        clips = case[3] if len(case) > 3 else []
+        if sizes == "case0":
+            images = first_images
+        else:
+            images = [mv.make_image(rng, h, w) for h, w in sizes]
+        if i == 0:
+            first_images = images
         pil = [PIL.Image.fromarray(a) for a in images]
+        waves = [mv.lcg_samples(n, seed) for n, seed in clips]
+
+        def part_of(p):
+            if p["type"] == "image":
+                return {"type": "image", "image": pil[p["index"]]}
+            if p["type"] == "audio":
+                return {"type": "audio", "audio": waves[p["index"]]}
+            return p
 
         def with_images(msgs):
             out = []
             for m in msgs:
                 m = dict(m)
                 if isinstance(m["content"], list):
-                    m["content"] = [{"type": "image", "image": pil[p["index"]]}
-                                    if p["type"] == "image" else p for p in m["content"]]
+                    m["content"] = [part_of(p) for p in m["content"]]
                 out.append(m)
             return out
 
         text = proc.apply_chat_template(with_images(messages), tokenize=False,
                                         add_generation_prompt=True)
         kwargs = {"max_soft_tokens": budget} if budget else {}
-        if pil:
-            out = proc(text=text, images=pil, add_special_tokens=False, return_tensors="pt",
-                       **kwargs)
+        if waves:
+            kwargs["audio"] = waves
+        if pil or waves:
+            out = proc(text=text, images=pil or None, add_special_tokens=False,
+                       return_tensors="pt", **kwargs)
         else:  # the processor refuses a placeholder without media; the model takes it
             out = tok(text, add_special_tokens=False, return_tensors="pt")
-        if pil and not budget:  # the whole path of apply_chat_template gives the same ids
+        if pil and not budget and not waves:  # the whole path of apply_chat_template: same ids
             full = proc.apply_chat_template(with_images(messages), tokenize=True,
                                             return_dict=True, add_generation_prompt=True,
                                             return_tensors="pt")
@@ -175,12 +216,20 @@ def main():
         if pil:
             extra = dict(pixel_values=out["pixel_values"],
                          image_position_ids=out["image_position_ids"])
+        if waves:
+            extra.update(input_features=out["input_features"],
+                         input_features_mask=out["input_features_mask"])
         with torch.no_grad():
             if pil:
                 feats = model.model.get_image_features(out["pixel_values"],
                                                        out["image_position_ids"],
                                                        return_dict=True).pooler_output
                 tensors[f"case{i}.soft"] = torch.cat(feats, dim=0).numpy().astype(np.float32)
+            if waves:
+                ao = model.model.get_audio_features(out["input_features"],
+                                                    out["input_features_mask"], return_dict=True)
+                tensors[f"case{i}.audio_soft"] = (
+                    ao.pooler_output[ao.attention_mask].numpy().astype(np.float32))
 
             def logits_of(seq):
                 return model(input_ids=torch.tensor([seq]), **extra).logits[0, -1]
@@ -194,9 +243,23 @@ def main():
                 t = int(torch.argmax(lg))
                 greedy.append(t)
                 seq.append(t)
+        for j, w in enumerate(waves):
+            tensors[f"case{i}.audio{j}"] = w
+        if sizes == "case0":
+            # For the CLI test: --image image0.png --audio clip0.wav -p "Describe both."
+            assert images is first_images
+            with wave.open(os.path.join(OUT, "clip0.wav"), "wb") as f:
+                f.setnchannels(1)
+                f.setsampwidth(2)
+                f.setframerate(16000)
+                f.writeframes(np.round(waves[0] * 32768).astype("<i2").tobytes())
+            with open(os.path.join(OUT, "prompt_audio.txt"), "w", encoding="utf-8") as f:
+                f.write(text)
+            with open(os.path.join(OUT, "prompt_audio.ids"), "w") as f:
+                f.write(" ".join(str(t) for t in ids) + "\n")
         for j, a in enumerate(images):
             tensors[f"case{i}.image{j}"] = a
-            if png < 2:
+            if png < 2 and sizes != "case0":
                 PIL.Image.fromarray(a).save(os.path.join(OUT, f"image{png}.png"))
                 png += 1
         if i == 0:  # for the CLI test: --system "You are terse." --image image0.png
@@ -208,9 +271,10 @@ def main():
         tensors[f"case{i}.ids"] = np.array(ids, dtype=np.int32)
         tensors[f"case{i}.logits"] = last.numpy().astype(np.float32)
         tensors[f"case{i}.greedy"] = np.array(greedy, dtype=np.int32)
-        meta["cases"].append(dict(images=[list(s) for s in sizes], max_soft_tokens=budget,
-                                  messages=messages, n_tokens=len(ids), greedy=greedy,
-                                  min_greedy_gap=min(gaps)))
+        meta["cases"].append(dict(images=[list(a.shape[:2]) for a in images],
+                                  max_soft_tokens=budget, messages=messages,
+                                  clips=[dict(samples=n, seed=seed) for n, seed in clips],
+                                  n_tokens=len(ids), greedy=greedy, min_greedy_gap=min(gaps)))
     save_np(tensors, os.path.join(OUT, "prompt_reference.safetensors"))
     with open(os.path.join(OUT, "prompt_reference.json"), "w") as f:
         json.dump(meta, f, indent=1, sort_keys=True)
