@@ -68,6 +68,16 @@ struct BmpCodec {
     if (Sniff(in.data, in.size) == 0) return sdk::InvalidArgumentError("bmp: not a BMP file");
     if (in.size > static_cast<size_t>(INT32_MAX))
       return sdk::ResourceExhaustedError("bmp: > 2 GiB");
+    auto header = ReadHeader(in.data, in.size);
+    if (!header.ok()) return header.status();
+    if (NeedsPillowPath(*header)) {
+      auto img = sdk::pillow::NewRgb(header->width, header->height, limits,
+                                     header->bpp == 16 ? "bmp 16-bit" : "bmp rle");
+      if (!img.ok()) return img.status().WithContext("bmp");
+      sdk::Status s = DecodePillowPath(in.data, in.size, *header, &*img);
+      if (!s.ok()) return s;
+      return img;
+    }
     const int n = static_cast<int>(in.size);
     int w = 0, h = 0, comp = 0;
     if (!stbi_info_from_memory(in.data, n, &w, &h, &comp)) {
