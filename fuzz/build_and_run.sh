@@ -58,7 +58,7 @@ case "$TARGET" in
   jinja)
     NAME=jinja_template_fuzzer
     SRCS=(fuzz/jinja_template_fuzzer.cc $(ls core/chat/jinja*.cc core/chat/value*.cc))
-    LIBS=(-lgmp)
+    LIBS=(-lgmp -licuuc)
     MAX_LEN=2048 ;;
   tokenizer)
     NAME=tokenizer_json_fuzzer
@@ -86,7 +86,7 @@ case "$TARGET" in
         plugins/models/gemma4/gemma4_image_preprocess.cc plugins/models/gemma4/gemma4_vision.cc
         plugins/models/gemma4/gemma4_weights.cc plugins/models/qwen35/qwen35_config.cc)
     fi
-    LIBS=(-lpthread)
+    LIBS=(-lpthread -licuuc)
     MAX_LEN=8192 ;;
   shard_index)
     NAME=shard_index_fuzzer

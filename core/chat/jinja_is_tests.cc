@@ -31,8 +31,10 @@ absl::StatusOr<bool> ApplyTest(const std::string& name, const Value& v,
   if (name == "iterable") return v.is_undefined() || v.is_string() || v.is_array() || v.is_dict();
   if (name == "sequence") return v.is_undefined() || v.is_string() || v.is_array() || v.is_dict();
   if (name == "callable") return v.is_function();
-  if (name == "lower") return v.is_string() && PyLower(v.as_string()) == v.as_string();
-  if (name == "upper") return v.is_string() && PyUpper(v.as_string()) == v.as_string();
+  // Jinja2: str(value).islower() / isupper() (strings here; others are not
+  // cased).
+  if (name == "lower") return v.is_string() && PyIsClass("islower", v.as_string());
+  if (name == "upper") return v.is_string() && PyIsClass("isupper", v.as_string());
   if (name == "escaped") return false;
   if (name == "even" || name == "odd") {
     if (!v.is_int()) return Err(absl::StrCat("test '", name, "' needs an integer"));

@@ -145,21 +145,8 @@ Value StringMethod(const std::string& s, const std::string& name) {
   if (name == "isdigit" || name == "isalpha" || name == "isalnum" || name == "isspace" ||
       name == "islower" || name == "isupper") {
     std::string n = name;
-    return bind([s, n](const CallArgs&) -> absl::StatusOr<Value> {
-      if (s.empty()) return Value(false);
-      bool any_cased = false;
-      for (unsigned char c : s) {
-        if (n == "isdigit" && !std::isdigit(c)) return Value(false);
-        if (n == "isalpha" && !std::isalpha(c)) return Value(false);
-        if (n == "isalnum" && !std::isalnum(c)) return Value(false);
-        if (n == "isspace" && !IsSpace(c)) return Value(false);
-        if (n == "islower" && std::isupper(c)) return Value(false);
-        if (n == "isupper" && std::islower(c)) return Value(false);
-        any_cased |= std::isalpha(c) != 0;
-      }
-      if (n == "islower" || n == "isupper") return Value(any_cased);
-      return Value(true);
-    });
+    return bind(
+        [s, n](const CallArgs&) -> absl::StatusOr<Value> { return Value(PyIsClass(n, s)); });
   }
   if (name == "splitlines") {
     return bind([s](const CallArgs&) -> absl::StatusOr<Value> {

@@ -1,5 +1,9 @@
 #include "core/chat/jinja_pystr.h"
 
+#include <unicode/uchar.h>
+#include <unicode/ustring.h>
+#include <unicode/utf16.h>
+
 #include <string>
 #include <vector>
 
@@ -9,80 +13,93 @@
 namespace oxinfer::chat::jinja_internal {
 namespace {
 
-// Simple case mapping of one code point (ASCII, Latin-1, Latin Extended-A,
-// Greek, Cyrillic, fullwidth Latin), as Python's str.upper()/lower() for
-// those scripts. Returns the code point unchanged if it has no mapping.
-char32_t ToUpperCp(char32_t c) {
-  if (c >= 'a' && c <= 'z') return c - 32;
-  if (c < 0x80) return c;
-  if ((c >= 0xE0 && c <= 0xFE && c != 0xF7)) return c - 32;
-  if (c == 0xFF) return 0x178;
-  if (c == 0xB5) return 0x39C;
-  if (c >= 0x100 && c <= 0x17F) {
-    if (c == 0x131) return 'I';
-    if (c == 0x17F) return 'S';
-    if ((c >= 0x100 && c <= 0x137) || (c >= 0x14A && c <= 0x177)) return (c & 1) ? c - 1 : c;
-    if ((c >= 0x139 && c <= 0x148) || (c >= 0x179 && c <= 0x17E)) return (c & 1) ? c : c - 1;
-    return c;
+// Python's full case mappings (SpecialCasing included: ß -> SS, ligatures,
+// İ -> i̇) of one code point, through ICU's string functions on it alone
+// (context-free in the root locale; the final sigma is handled below as
+// CPython does).
+enum class CaseOp { kUpper, kLower, kTitle };
+
+void AppendMapped(char32_t c, CaseOp op, std::u32string* out) {
+  if (c < 0x80) {
+    if (op == CaseOp::kLower) {
+      out->push_back(c >= 'A' && c <= 'Z' ? c + 32 : c);
+    } else {
+      out->push_back(c >= 'a' && c <= 'z' ? c - 32 : c);
+    }
+    return;
   }
-  if (c >= 0x3B1 && c <= 0x3CB && c != 0x3C2) return c - 32;
-  if (c == 0x3C2) return 0x3A3;
-  if (c == 0x3AC) return 0x386;
-  if (c >= 0x3AD && c <= 0x3AF) return c - 37;
-  if (c == 0x3CC) return 0x38C;
-  if (c == 0x3CD || c == 0x3CE) return c - 63;
-  if (c >= 0x430 && c <= 0x44F) return c - 32;
-  if (c >= 0x450 && c <= 0x45F) return c - 80;
-  if (c >= 0xFF41 && c <= 0xFF5A) return c - 32;
-  return c;
+  UChar src[2];
+  int32_t n = 0;
+  UBool err = false;
+  U16_APPEND(src, n, 2, static_cast<UChar32>(c), err);
+  UChar dst[8];
+  UErrorCode status = U_ZERO_ERROR;
+  int32_t m = 0;
+  switch (op) {
+    case CaseOp::kUpper:
+      m = u_strToUpper(dst, 8, src, n, "", &status);
+      break;
+    case CaseOp::kLower:
+      m = u_strToLower(dst, 8, src, n, "", &status);
+      break;
+    case CaseOp::kTitle:
+      m = u_strToTitle(dst, 8, src, n, nullptr, "", &status);
+      break;
+  }
+  if (U_FAILURE(status) || err || m > 8) {
+    out->push_back(c);
+    return;
+  }
+  for (int32_t i = 0; i < m;) {
+    UChar32 d;
+    U16_NEXT(dst, i, m, d);
+    out->push_back(static_cast<char32_t>(d));
+  }
 }
 
-char32_t ToLowerCp(char32_t c) {
-  if (c >= 'A' && c <= 'Z') return c + 32;
-  if (c < 0x80) return c;
-  if (c >= 0xC0 && c <= 0xDE && c != 0xD7) return c + 32;
-  if (c == 0x178) return 0xFF;
-  if (c >= 0x100 && c <= 0x17F) {
-    if ((c >= 0x100 && c <= 0x137) || (c >= 0x14A && c <= 0x177)) return (c & 1) ? c : c + 1;
-    if ((c >= 0x139 && c <= 0x148) || (c >= 0x179 && c <= 0x17E)) return (c & 1) ? c + 1 : c;
-    return c;
-  }
-  if (c >= 0x391 && c <= 0x3AB && c != 0x3A2) return c + 32;
-  if (c == 0x386) return 0x3AC;
-  if (c >= 0x388 && c <= 0x38A) return c + 37;
-  if (c == 0x38C) return 0x3CC;
-  if (c == 0x38E || c == 0x38F) return c + 63;
-  if (c >= 0x410 && c <= 0x42F) return c + 32;
-  if (c >= 0x400 && c <= 0x40F) return c + 80;
-  if (c >= 0xFF21 && c <= 0xFF3A) return c + 32;
-  return c;
+bool IsCased(char32_t c) { return u_hasBinaryProperty(c, UCHAR_CASED); }
+bool IsCaseIgnorable(char32_t c) { return u_hasBinaryProperty(c, UCHAR_CASE_IGNORABLE); }
+
+// CPython's Final_Sigma test for U+03A3 at u[i]: a cased letter before it and
+// none after it (case-ignorable characters skipped both ways).
+bool FinalSigma(const std::u32string& u, size_t i) {
+  size_t j = i;
+  while (j > 0 && IsCaseIgnorable(u[j - 1])) --j;
+  if (j == 0 || !IsCased(u[j - 1])) return false;
+  size_t k = i + 1;
+  while (k < u.size() && IsCaseIgnorable(u[k])) ++k;
+  return k == u.size() || !IsCased(u[k]);
 }
 
-bool IsCased(char32_t c) { return ToUpperCp(c) != c || ToLowerCp(c) != c || c == 0xDF; }
+// str.lower() of u[i], final sigma judged over all of u.
+void AppendLowerAt(const std::u32string& u, size_t i, std::u32string* out) {
+  if (u[i] == 0x3A3) {
+    out->push_back(FinalSigma(u, i) ? 0x3C2 : 0x3C3);
+  } else {
+    AppendMapped(u[i], CaseOp::kLower, out);
+  }
+}
 
 std::u32string UpperU(const std::u32string& u) {
   std::u32string out;
-  for (char32_t c : u) {
-    if (c == 0xDF) {  // sharp s
-      out += U"SS";
-    } else {
-      out.push_back(ToUpperCp(c));
-    }
-  }
+  for (char32_t c : u) AppendMapped(c, CaseOp::kUpper, &out);
   return out;
 }
 
 std::u32string LowerU(const std::u32string& u) {
   std::u32string out;
-  for (char32_t c : u) out.push_back(ToLowerCp(c));
+  for (size_t i = 0; i < u.size(); ++i) AppendLowerAt(u, i, &out);
   return out;
 }
 
-// Python str.capitalize(): first character upper, the rest lower.
+// Python str.capitalize() (3.8+): the first character title-cased, the rest
+// lower-cased (the sigma test sees the first character too).
 std::u32string CapitalizeU(const std::u32string& u) {
   if (u.empty()) return u;
-  std::u32string out = UpperU(u.substr(0, 1));
-  return out + LowerU(u.substr(1));
+  std::u32string out;
+  AppendMapped(u[0], CaseOp::kTitle, &out);
+  for (size_t i = 1; i < u.size(); ++i) AppendLowerAt(u, i, &out);
+  return out;
 }
 
 }  // namespace
@@ -144,26 +161,56 @@ std::string PyUpper(std::string s) {
   return s;
 }
 
+bool PyIsClass(const std::string& name, const std::string& s) {
+  if (s.empty()) return false;
+  const std::u32string u = DecodeUtf8(s);
+  if (name == "islower" || name == "isupper") {
+    // CPython: no character of the other case or title case, one of this case.
+    const UProperty want = name == "islower" ? UCHAR_LOWERCASE : UCHAR_UPPERCASE;
+    const UProperty other = name == "islower" ? UCHAR_UPPERCASE : UCHAR_LOWERCASE;
+    bool cased = false;
+    for (char32_t c : u) {
+      if (u_hasBinaryProperty(c, other) || u_charType(c) == U_TITLECASE_LETTER) return false;
+      cased = cased || u_hasBinaryProperty(c, want);
+    }
+    return cased;
+  }
+  for (char32_t c : u) {
+    const int32_t nt = u_getIntPropertyValue(c, UCHAR_NUMERIC_TYPE);
+    const bool alpha = (U_GET_GC_MASK(c) & (U_GC_LU_MASK | U_GC_LL_MASK | U_GC_LT_MASK |
+                                            U_GC_LM_MASK | U_GC_LO_MASK)) != 0;
+    const bool digit = nt == U_NT_DECIMAL || nt == U_NT_DIGIT;
+    bool ok = false;
+    if (name == "isdigit") ok = digit;
+    if (name == "isalpha") ok = alpha;
+    if (name == "isalnum") ok = alpha || nt != U_NT_NONE;
+    if (name == "isspace") ok = IsPyWhitespace(c);
+    if (!ok) return false;
+  }
+  return true;
+}
+
 std::string Capitalize(const std::string& s) { return EncodeUtf8(CapitalizeU(DecodeUtf8(s))); }
 
-// Python str.title(): a cased character after an uncased one is uppercased,
-// other cased characters lowercased.
+// Python str.title(): a character after a cased one is lower-cased (final
+// sigma included), any other title-cased.
 std::string PyTitle(const std::string& s) {
+  const std::u32string u = DecodeUtf8(s);
   std::u32string out;
   bool prev_cased = false;
-  for (char32_t c : DecodeUtf8(s)) {
-    bool cased = IsCased(c);
-    if (cased) {
-      out += prev_cased ? LowerU(std::u32string(1, c)) : UpperU(std::u32string(1, c));
+  for (size_t i = 0; i < u.size(); ++i) {
+    if (prev_cased) {
+      AppendLowerAt(u, i, &out);
     } else {
-      out.push_back(c);
+      AppendMapped(u[i], CaseOp::kTitle, &out);
     }
-    prev_cased = cased;
+    prev_cased = IsCased(u[i]);
   }
   return EncodeUtf8(out);
 }
 
-// Jinja's title filter: capitalize each chunk after [-\s({[<]+.
+// Jinja's title filter: each chunk after [-\s({[<]+ upper-cased in its first
+// character (not title-cased) and lower-cased in the rest.
 std::string JinjaTitle(const std::string& s) {
   std::u32string u = DecodeUtf8(s);
   std::u32string out;
@@ -178,7 +225,8 @@ std::string JinjaTitle(const std::string& s) {
       out += u.substr(i, j - i);
     } else {
       while (j < u.size() && !is_delim(u[j])) ++j;
-      out += CapitalizeU(u.substr(i, j - i));
+      // item[0].upper() + item[1:].lower(), as Jinja2's do_title.
+      out += UpperU(u.substr(i, 1)) + LowerU(u.substr(i + 1, j - i - 1));
     }
     i = j;
   }

@@ -25,13 +25,15 @@ int64_t StrLen(const std::string& s);
 // str.strip / lstrip / rstrip; `chars` null or None strips whitespace.
 std::string PyStrip(const std::string& s, const Value* chars, bool left, bool right);
 
-// str.lower() / str.upper() / str.capitalize() / str.title(). Case mapping
-// covers ASCII, Latin-1, Latin Extended-A, basic Greek, Cyrillic and
-// fullwidth Latin.
+// str.lower() / str.upper() / str.capitalize() / str.title(): Python's full
+// Unicode case mapping (ICU's data) with CPython's final-sigma rule.
 std::string PyLower(std::string s);
 std::string PyUpper(std::string s);
 std::string Capitalize(const std::string& s);
 std::string PyTitle(const std::string& s);
+// str.islower() / isupper() / isdigit() / isalpha() / isalnum() / isspace(),
+// `name` being the method's name.
+bool PyIsClass(const std::string& name, const std::string& s);
 // Jinja's `title` filter, which differs from str.title(): words start after
 // [-\s({[<].
 std::string JinjaTitle(const std::string& s);

@@ -2,6 +2,7 @@
 
 #include <unicode/bytestream.h>
 #include <unicode/normalizer2.h>
+#include <unicode/uniset.h>
 
 #include <cstdint>
 #include <memory>
@@ -105,6 +106,39 @@ class SequenceNormalizer : public Normalizer {
   std::vector<std::unique_ptr<Normalizer>> steps_;
 };
 
+// tokenizers normalises with Unicode 9.0 data (the unicode-normalization-
+// alignments crate), ICU with its own, newer one: a character assigned after
+// 9.0 is neither decomposed nor reordered there and, as a starter, blocks
+// composition across it. ICU's filtered normaliser gives exactly that: it
+// normalises the spans of characters of age <= 9.0 and copies the others.
+const icu::Normalizer2* Unicode9(const icu::Normalizer2* full, UErrorCode& status) {
+  if (U_FAILURE(status) || full == nullptr) return nullptr;
+  static const icu::UnicodeSet* const kAge9 = [] {
+    UErrorCode s = U_ZERO_ERROR;
+    auto* set = new icu::UnicodeSet(icu::UnicodeString(u"[:age=9.0:]"), s);
+    if (U_FAILURE(s)) {
+      delete set;
+      return static_cast<icu::UnicodeSet*>(nullptr);
+    }
+    set->freeze();
+    return set;
+  }();
+  if (kAge9 == nullptr) {
+    status = U_MISSING_RESOURCE_ERROR;
+    return nullptr;
+  }
+  // One per form, for the life of the process (the forms are ICU singletons).
+  return new icu::FilteredNormalizer2(*full, *kAge9);
+}
+
+template <const icu::Normalizer2* (*kGet)(UErrorCode&)>
+const icu::Normalizer2* Tokenizers(UErrorCode& status) {
+  static UErrorCode once = U_ZERO_ERROR;
+  static const icu::Normalizer2* const n = Unicode9(kGet(once), once);
+  status = once;
+  return n;
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Normalizer>> MakeNormalizer(const JsonValue& v) {
@@ -119,10 +153,10 @@ absl::StatusOr<std::unique_ptr<Normalizer>> MakeNormalizer(const JsonValue& v) {
     }
     return std::unique_ptr<Normalizer>(new IcuNormalizer(n));
   };
-  if (type == "NFC") return icu(&icu::Normalizer2::getNFCInstance);
-  if (type == "NFD") return icu(&icu::Normalizer2::getNFDInstance);
-  if (type == "NFKC") return icu(&icu::Normalizer2::getNFKCInstance);
-  if (type == "NFKD") return icu(&icu::Normalizer2::getNFKDInstance);
+  if (type == "NFC") return icu(&Tokenizers<&icu::Normalizer2::getNFCInstance>);
+  if (type == "NFD") return icu(&Tokenizers<&icu::Normalizer2::getNFDInstance>);
+  if (type == "NFKC") return icu(&Tokenizers<&icu::Normalizer2::getNFKCInstance>);
+  if (type == "NFKD") return icu(&Tokenizers<&icu::Normalizer2::getNFKDInstance>);
   if (type == "Replace") {
     auto r = Replacement::FromJson(v, "Replace normalizer");
     if (!r.ok()) return r.status();

@@ -1,4 +1,5 @@
-// Normalizers of tokenizer.json: NFC, NFD, NFKC, NFKD (ICU), Replace,
+// Normalizers of tokenizer.json: NFC, NFD, NFKC, NFKD (ICU, restricted to the
+// Unicode 9.0 characters tokenizers knows), Replace,
 // Prepend, Strip and Sequence.
 #ifndef OXINFER_CORE_TOKENIZER_NORMALIZERS_H_
 #define OXINFER_CORE_TOKENIZER_NORMALIZERS_H_

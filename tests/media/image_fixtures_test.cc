@@ -5,6 +5,7 @@
 
 #include "core/media/media.h"
 #include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
 #include "tests/media/media_test_support.h"
 
 namespace oxinfer {
@@ -47,6 +48,22 @@ INSTANTIATE_TEST_SUITE_P(Pillow, ImageFixturesTest,
                            }
                            return n;
                          });
+
+// Files Pillow refuses (testdata/images/refused.json, with Pillow's error):
+// refused here too, with the file named, never decoded into other pixels.
+TEST(ImageFixturesRefused, RefusedWherePillowRefuses) {
+  const std::string dir = FixtureDir("images");
+  const auto doc = nlohmann::json::parse(ReadBytes(dir + "/refused.json"));
+  ASSERT_GE(doc.size(), 5u);
+  for (const auto& c : doc) {
+    const std::string file = c.at("file").get<std::string>();
+    auto img = media::LoadImage(CodecRegistry(), dir + "/" + file);
+    EXPECT_FALSE(img.ok()) << file << " decoded; Pillow: " << c.at("pillow_error");
+    if (!img.ok()) {
+      EXPECT_NE(img.status().message().find(file), std::string::npos) << img.status();
+    }
+  }
+}
 
 }  // namespace
 }  // namespace oxinfer

@@ -1,9 +1,9 @@
-// The BMP codec plugin: stb_image's BMP reader (Debian's libstb-dev), 1/4/8-bit
-// palettes, 24-bit and 32-bit (alpha dropped, as Pillow's convert("RGB")
-// does), bottom-up and top-down. The header's size is checked against the
-// host's limit before stb allocates the pixels. Not identical to Pillow: RLE
-// compressed files (stb refuses them) and 16-bit 5-6-5 / 5-5-5 files (stb
-// replicates bits where Pillow scales by 255/31).
+// The BMP codec plugin: stb_image's BMP reader (Debian's libstb-dev) for
+// 1/4/8-bit palettes, 24-bit and 32-bit (alpha dropped, as Pillow's
+// convert("RGB") does), bottom-up and top-down; 16-bit and RLE8 / RLE4 files,
+// where stb differs from Pillow, through bmp_pillow.cc. Headers are read as
+// Pillow reads them first (what Pillow refuses is refused), and the size is
+// checked against the host's limit before any pixels are allocated.
 #define STB_IMAGE_IMPLEMENTATION
 #define STB_IMAGE_STATIC
 #define STBI_ONLY_BMP
@@ -19,6 +19,7 @@
 
 #include "oxinfer/sdk/codec.hpp"
 #include "oxinfer/sdk/pillow.hpp"
+#include "plugins/codecs/bmp/bmp_pillow.h"
 
 namespace oxinfer {
 namespace bmp_codec {
@@ -67,6 +68,16 @@ struct BmpCodec {
     if (Sniff(in.data, in.size) == 0) return sdk::InvalidArgumentError("bmp: not a BMP file");
     if (in.size > static_cast<size_t>(INT32_MAX))
       return sdk::ResourceExhaustedError("bmp: > 2 GiB");
+    auto header = ReadHeader(in.data, in.size);
+    if (!header.ok()) return header.status();
+    if (NeedsPillowPath(*header)) {
+      auto img = sdk::pillow::NewRgb(header->width, header->height, limits,
+                                     header->bpp == 16 ? "bmp 16-bit" : "bmp rle");
+      if (!img.ok()) return img.status().WithContext("bmp");
+      sdk::Status s = DecodePillowPath(in.data, in.size, *header, &*img);
+      if (!s.ok()) return s;
+      return img;
+    }
     const int n = static_cast<int>(in.size);
     int w = 0, h = 0, comp = 0;
     if (!stbi_info_from_memory(in.data, n, &w, &h, &comp)) {
@@ -97,5 +108,7 @@ struct BmpCodec {
 }  // namespace bmp_codec
 }  // namespace oxinfer
 
-OXINFER_CODEC_PLUGIN(oxinfer::bmp_codec::BmpCodec, "bmp", "1.0.0",
-                     "BMP decoder (stb_image): 1/4/8-bit palettes, 24 and 32-bit", "bmp")
+OXINFER_CODEC_PLUGIN(
+    oxinfer::bmp_codec::BmpCodec, "bmp", "1.1.0",
+    "BMP decoder (stb_image; Pillow's rules for 16-bit and RLE): 1/4/8/16/24/32-bit, RLE8/RLE4",
+    "bmp")

@@ -1,5 +1,11 @@
 #include "plugins/models/sd/clip_tokenizer.h"
 
+#include <unicode/bytestream.h>
+#include <unicode/normalizer2.h>
+#include <unicode/uchar.h>
+#include <unicode/uniset.h>
+#include <unicode/utf8.h>
+
 #include <limits>
 #include <utility>
 
@@ -48,11 +54,88 @@ sdk::StatusOr<int32_t> TokenId(const sdk::Json& j) {
   return static_cast<int32_t>(id);
 }
 
-bool IsAsciiLetter(unsigned char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-bool IsDigit(unsigned char c) { return c >= '0' && c <= '9'; }
-bool IsSpace(unsigned char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
-// Letters: ASCII letters and (approximately) every non-ASCII byte.
-bool IsLetter(unsigned char c) { return IsAsciiLetter(c) || c >= 0x80; }
+// The classes of CLIP's split pattern, on code points (Oniguruma's Unicode
+// properties, as tokenizers compiles the pattern): \p{L}, \p{N}, \s.
+enum class CharClass { kLetter, kNumber, kSpace, kOther };
+
+CharClass Classify(UChar32 c) {
+  if (c < 0x80) {
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) return CharClass::kLetter;
+    if (c >= '0' && c <= '9') return CharClass::kNumber;
+    if (c == ' ' || (c >= '\t' && c <= '\r')) return CharClass::kSpace;
+    return CharClass::kOther;
+  }
+  const uint32_t gc = U_GET_GC_MASK(c);
+  if (gc & U_GC_L_MASK) return CharClass::kLetter;
+  if (gc & U_GC_N_MASK) return CharClass::kNumber;
+  if (u_isUWhiteSpace(c)) return CharClass::kSpace;
+  return CharClass::kOther;
+}
+
+// NFC as tokenizers applies it: its Unicode 9.0 tables, so ICU's is
+// restricted to the characters of that age (later ones pass unchanged and,
+// as starters, block composition across them). nullptr if ICU lacks the data.
+const icu::Normalizer2* Nfc9() {
+  static const icu::Normalizer2* const n = []() -> const icu::Normalizer2* {
+    UErrorCode status = U_ZERO_ERROR;
+    const icu::Normalizer2* nfc = icu::Normalizer2::getNFCInstance(status);
+    auto* age9 = new icu::UnicodeSet(icu::UnicodeString(u"[:age=9.0:]"), status);
+    if (U_FAILURE(status) || nfc == nullptr) return nullptr;
+    age9->freeze();
+    return new icu::FilteredNormalizer2(*nfc, *age9);
+  }();
+  return n;
+}
+
+// tokenizers' normalizer for CLIP: NFC, each run of \s to one space, then
+// Lowercase (Rust's char::to_lowercase: the full mapping, per code point, so
+// no final sigma; only U+0130 changes length). Input is valid UTF-8.
+std::string Normalize(const std::string& raw) {
+  std::string nfc = raw;
+  bool ascii = true;
+  for (unsigned char c : raw) ascii = ascii && c < 0x80;
+  if (!ascii && Nfc9() != nullptr) {
+    UErrorCode status = U_ZERO_ERROR;
+    std::string out;
+    icu::StringByteSink<std::string> sink(&out, static_cast<int32_t>(raw.size()));
+    Nfc9()->normalizeUTF8(0, icu::StringPiece(raw.data(), static_cast<int32_t>(raw.size())), sink,
+                          nullptr, status);
+    if (U_SUCCESS(status)) nfc = std::move(out);
+  }
+  std::string text;
+  const int32_t n = static_cast<int32_t>(nfc.size());
+  for (int32_t i = 0; i < n;) {
+    UChar32 c;
+    U8_NEXT(nfc.data(), i, n, c);
+    if (c < 0) c = 0xFFFD;
+    if (Classify(c) == CharClass::kSpace) {
+      if (text.empty() || text.back() != ' ') text += ' ';
+      continue;
+    }
+    if (c == 0x130) {  // İ -> i + COMBINING DOT ABOVE
+      text += "i\xCC\x87";
+      continue;
+    }
+    const UChar32 lower = u_tolower(c);
+    char buf[U8_MAX_LENGTH];
+    int32_t len = 0;
+    UBool error = false;
+    U8_APPEND(buf, len, U8_MAX_LENGTH, lower, error);
+    if (error) continue;  // not a scalar value: cannot happen after U8_NEXT
+    text.append(buf, len);
+  }
+  return text;
+}
+
+// The class of the code point at text[i], and its length in bytes.
+CharClass ClassAt(const std::string& text, size_t i, size_t* len) {
+  const int32_t n = static_cast<int32_t>(text.size());
+  int32_t at = static_cast<int32_t>(i);
+  UChar32 c;
+  U8_NEXT(text.data(), at, n, c);
+  *len = static_cast<size_t>(at) - i;
+  return c < 0 ? CharClass::kOther : Classify(c);
+}
 
 }  // namespace
 
@@ -205,27 +288,20 @@ void ClipTokenizer::Bpe(const std::string& word, std::vector<int32_t>* out) cons
 }
 
 void ClipTokenizer::EncodeSegment(const std::string& raw, std::vector<int32_t>* out) const {
-  // Normalise: whitespace runs -> one space, lower case (ASCII).
-  std::string text;
-  for (size_t i = 0; i < raw.size(); ++i) {
-    unsigned char c = raw[i];
-    if (IsSpace(c)) {
-      if (text.empty() || text.back() != ' ') text += ' ';
-      continue;
-    }
-    text += (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : static_cast<char>(c);
-  }
-  // Split: 's|'t|'re|'ve|'m|'ll|'d|letters+|one digit|other non-space runs.
+  const std::string text = Normalize(raw);
+  // Split: 's|'t|'re|'ve|'m|'ll|'d|[\p{L}]+|[\p{N}]|[^\s\p{L}\p{N}]+ (the
+  // byte-level step's GPT-2 pattern after it splits none of these pieces).
   static const char* kContractions[] = {"'s", "'t", "'re", "'ve", "'m", "'ll", "'d"};
   size_t i = 0;
   while (i < text.size()) {
-    unsigned char c = text[i];
-    if (IsSpace(c)) {
-      ++i;
+    size_t clen = 0;
+    const CharClass cls = ClassAt(text, i, &clen);
+    if (cls == CharClass::kSpace) {
+      i += clen;
       continue;
     }
     size_t len = 0;
-    if (c == '\'') {
+    if (text[i] == '\'') {
       for (const char* con : kContractions) {
         const size_t n = std::char_traits<char>::length(con);
         if (text.compare(i, n, con) == 0) {
@@ -235,20 +311,13 @@ void ClipTokenizer::EncodeSegment(const std::string& raw, std::vector<int32_t>* 
       }
     }
     if (len == 0) {
-      if (IsLetter(c)) {
-        len = 1;
-        while (i + len < text.size() && IsLetter(text[i + len])) ++len;
-      } else if (IsDigit(c)) {
-        len = 1;
-      } else {
-        len = 1;
-        while (i + len < text.size()) {
-          unsigned char d = text[i + len];
-          if (IsSpace(d) || IsLetter(d) || IsDigit(d)) break;
-          // A contraction inside a punctuation run still belongs to the run
-          // (the regex alternation tries it only at a match start).
-          ++len;
-        }
+      len = clen;
+      if (cls != CharClass::kNumber) {
+        // A run of letters, or of anything but letters, numbers and spaces
+        // (a contraction inside such a run belongs to it: the alternation is
+        // tried only at a match start).
+        size_t next = 0;
+        while (i + len < text.size() && ClassAt(text, i + len, &next) == cls) len += next;
       }
     }
     Bpe(text.substr(i, len), out);

@@ -5,8 +5,11 @@
 // mapped to GPT-2's printable alphabet, BPE with the "</w>" end-of-word
 // suffix, <|startoftext|> ... <|endoftext|> around it, truncated and padded
 // to model_max_length (77) with the pad token.
-// Limitation: letters are classified exactly only for ASCII; any non-ASCII
-// code point counts as a letter, and NFC normalisation is not applied.
+// Non-ASCII text as tokenizers gives it: NFC with tokenizers' Unicode 9.0
+// data, Unicode whitespace, full lower-case mapping per code point, and the
+// split's \p{L} / \p{N} by ICU's general categories (checked against
+// transformers on accents, quotes, emoji, marks, digits and spaces:
+// tests/models/sd/testdata/tokenizer_unicode_cases_*.json).
 #ifndef OXINFER_PLUGINS_MODELS_SD_CLIP_TOKENIZER_H_
 #define OXINFER_PLUGINS_MODELS_SD_CLIP_TOKENIZER_H_
 

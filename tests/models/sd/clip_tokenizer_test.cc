@@ -34,6 +34,25 @@ TEST_P(ClipTokenizerTest, MatchesTransformers) {
   }
 }
 
+// Non-ASCII prompts (tools/reference/sd/make_clip_unicode_cases.py): NFC,
+// Unicode spaces and case mapping, letters / numbers / marks in the split.
+TEST_P(ClipTokenizerTest, NonAsciiMatchesTransformers) {
+  const std::string model = GetParam();
+  auto tok = ClipTokenizer::Load(Testdata() + "/" + model + "/tokenizer");
+  ASSERT_TRUE(tok.ok()) << tok.status().message();
+  auto doc = sdk::JsonDoc::FromFile(Testdata() + "/tokenizer_unicode_cases_" + model + ".json");
+  ASSERT_TRUE(doc.ok()) << doc.status().message();
+  const sdk::Json cases = doc->root()["cases"];
+  ASSERT_GT(cases.size(), 20);
+  for (const sdk::Json& c : cases.Children()) {
+    auto text = c["text"].String();
+    auto ids = c["ids"].IntList();
+    ASSERT_TRUE(text.ok() && ids.ok());
+    const std::vector<int32_t> want(ids->begin(), ids->end());
+    EXPECT_EQ(tok->Encode(*text), want) << "text: '" << *text << "'";
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Models, ClipTokenizerTest, ::testing::Values("sd1", "sd2"));
 
 TEST(ClipTokenizerLoadTest, MissingFolderIsAnErrorNamingIt) {

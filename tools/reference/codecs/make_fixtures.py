@@ -179,7 +179,115 @@ def image_cases():
     cases["bmp_1.bmp"] = save(im.convert("1"), "BMP")
     cases["bmp_gray.bmp"] = save(gray, "BMP")
     cases["bmp_24_top_down.bmp"] = top_down_bmp(rgb)
+    cases.update(bmp_cases(im, rgb))
     return cases
+
+
+# --- BMP flavours stb_image decodes differently from Pillow (16-bit, RLE):
+# written by hand, since Pillow writes neither.
+def bmp_file(w, h, bpp, comp, pix, palette=b"", masks=None, header=40, colors=0, gap=b""):
+    extra = struct.pack("<III", *masks[:3]) if masks is not None and header == 40 else b""
+    info = struct.pack("<IiiHHIIiiII", header, w, h, 1, bpp, comp, len(pix), 2835, 2835, colors, 0)
+    if header > 40:
+        m = list(masks or (0, 0, 0, 0)) + [0] * 4
+        info += struct.pack("<IIII", *m[:4]) + b"\0" * (header - 56)
+    off = 14 + len(info) + len(extra) + len(palette) + len(gap)
+    head = struct.pack("<2sIHHI", b"BM", off + len(pix), 0, 0, off)
+    return head + info + extra + palette + gap + pix
+
+
+def bmp16(rgb, five_six_five, bitfields=True, header=40, top_down=False):
+    h, w, _ = rgb.shape
+    r, g, b = (rgb[..., i].astype(np.uint32) for i in range(3))
+    if five_six_five:
+        v = ((r >> 3) << 11) | ((g >> 2) << 5) | (b >> 3)
+        masks = (0xF800, 0x7E0, 0x1F)
+    else:
+        v = ((r >> 3) << 10) | ((g >> 3) << 5) | (b >> 3)
+        masks = (0x7C00, 0x3E0, 0x1F)
+    row = (w * 2 + 3) // 4 * 4
+    rows = [struct.pack(f"<{w}H", *v[y].tolist()) + b"\0" * (row - 2 * w) for y in range(h)]
+    if not top_down:
+        rows = rows[::-1]
+    return bmp_file(w, -h if top_down else h, 16, 3 if bitfields else 0, b"".join(rows),
+                    masks=masks if bitfields else None, header=header)
+
+
+def rle_encode(idx, rle4):
+    """RLE8 / RLE4 of index rows (bottom row first): runs of equal indices
+    encoded, other stretches absolute (word aligned), EOL, EOB."""
+    out = bytearray()
+    for row in idx[::-1]:
+        row = [int(v) for v in row]
+        x = 0
+        while x < len(row):
+            n = 1
+            while x + n < len(row) and n < 255 and row[x + n] == row[x]:
+                n += 1
+            if n >= 3 or len(row) - x < 3:
+                out += bytes([n, row[x] * 17 if rle4 else row[x]])
+                x += n
+                continue
+            m = 3
+            while x + m < len(row) and m < 64 and not (
+                    x + m + 2 < len(row) and row[x + m] == row[x + m + 1] == row[x + m + 2]):
+                m += 1
+            lit = row[x:x + m]
+            if rle4:
+                packed = bytes((lit[i] << 4) | (lit[i + 1] if i + 1 < m else 0)
+                               for i in range(0, m, 2))
+            else:
+                packed = bytes(lit)
+            out += bytes([0, m]) + packed + (b"\0" if len(packed) % 2 else b"")
+            x += m
+        out += b"\0\0"
+    return bytes(out[:-2]) + b"\0\1"
+
+
+def bmp_rle(pal_img, rle4, gray=False):
+    idx = np.asarray(pal_img)
+    h, w = idx.shape
+    n = 16 if rle4 else 256
+    if gray:
+        entries = [(i * (255 // (n - 1)),) * 3 for i in range(n)] if rle4 else [(i,) * 3 for i in range(n)]
+    else:
+        p = pal_img.getpalette()[: 3 * n]
+        p += [0] * (3 * n - len(p))
+        entries = [tuple(p[3 * i:3 * i + 3]) for i in range(n)]
+    palette = b"".join(bytes([b, g, r, 0]) for r, g, b in entries)
+    return bmp_file(w, h, 4 if rle4 else 8, 2 if rle4 else 1, rle_encode(idx, rle4),
+                    palette=palette, colors=n)
+
+
+def bmp_cases(im, rgb):
+    cases = {}
+    cases["bmp_16_555.bmp"] = bmp16(rgb, False, bitfields=False)
+    cases["bmp_16_555_bitfields.bmp"] = bmp16(rgb, False)
+    cases["bmp_16_565.bmp"] = bmp16(rgb, True)
+    cases["bmp_16_565_v5_top_down.bmp"] = bmp16(rgb, True, header=124, top_down=True)
+    cases["bmp_rle8.bmp"] = bmp_rle(im.quantize(100), False)
+    cases["bmp_rle4.bmp"] = bmp_rle(im.quantize(16), True)
+    cases["bmp_rle8_gray.bmp"] = bmp_rle(im.convert("L"), False, gray=True)
+    # Pillow's quirks: a delta jump, an absolute run going on past the row end,
+    # word alignment counted from the start of the file (odd data offset here).
+    pal = b"".join(bytes([i * 3 % 256, i * 5 % 256, i * 7 % 256, 0]) for i in range(256))
+    quirks = bytes([3, 1, 0, 5, 5, 6, 7, 8, 9, 0, 2, 1, 0, 2, 9, 0, 0, 6, 200, 0, 6, 1, 2, 3, 4, 5, 6])
+    cases["bmp_rle8_quirks.bmp"] = bmp_file(6, 4, 8, 1, quirks, palette=pal, gap=b"\0")
+    return cases
+
+
+def bmp_refused():
+    """Files Pillow refuses, which the plugin must refuse too."""
+    row = struct.pack("<4H", 1, 2, 3, 4)
+    pal = b"".join(bytes([i, 0, 0, 0]) for i in range(256))
+    return {
+        "bmp_16_bitfields_444.bmp": bmp_file(4, 1, 16, 3, row, masks=(0xF00, 0xF0, 0xF)),
+        "bmp_32_bitfields_odd.bmp": bmp_file(2, 1, 32, 3, b"\1\2\3\4" * 2,
+                                             masks=(0xFF00, 0xFF0000, 0xFF000000)),
+        "bmp_rle8_short.bmp": bmp_file(6, 3, 8, 1, bytes([3, 1, 0, 1]), palette=pal),
+        "bmp_depth_7.bmp": bmp_file(2, 1, 7, 0, b"\0" * 4),
+        "bmp_compression_9.bmp": bmp_file(2, 1, 24, 9, b"\0" * 8),
+    }
 
 
 def interlaced_png(rgb):
@@ -222,7 +330,18 @@ def write_images():
                       "height": int(px.shape[0])})
     with open(os.path.join(out, "cases.json"), "w") as f:
         json.dump(index, f, indent=1)
-    print(f"{len(index)} images in {out}")
+    refused = []
+    for name, data in sorted(bmp_refused().items()):
+        try:
+            expected(data)
+            raise SystemExit(f"{name}: Pillow decodes it")
+        except (OSError, ValueError, SyntaxError) as e:
+            refused.append({"file": name, "pillow_error": f"{type(e).__name__}: {e}"})
+        with open(os.path.join(out, name), "wb") as f:
+            f.write(data)
+    with open(os.path.join(out, "refused.json"), "w") as f:
+        json.dump(refused, f, indent=1)
+    print(f"{len(index)} images, {len(refused)} refused ones in {out}")
 
 
 def main():
