@@ -29,6 +29,7 @@ KERNEL_SRCS = [
     "rows.cc",
     "rows_ops.cc",
     "runtime.cc",
+    "small_gemm.cc",
     "softmax.cc",
     "unary.cc",
     "validate.cc",
@@ -44,6 +45,7 @@ KERNEL_HDRS = [
     "rows.h",
     "runtime.h",
     "simd.h",
+    "small_gemm.h",
     "validate.h",
     "vec.h",
 ]
