@@ -101,8 +101,7 @@ void SmallGemm(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, con
 #endif
 }
 
-void Transpose(const float* src, int64_t lds, int64_t rows, int64_t cols, float* dst,
-               int64_t ldd) {
+void Transpose(const float* src, int64_t lds, int64_t rows, int64_t cols, float* dst, int64_t ldd) {
   constexpr int64_t kB = 16;
   for (int64_t i0 = 0; i0 < rows; i0 += kB) {
     for (int64_t j0 = 0; j0 < cols; j0 += kB) {

@@ -5,6 +5,7 @@ load("//tools/build_defs:plugin.bzl", "oxinfer_plugin")
 # Every kernel source: compiled with the variant's ISA flags.
 KERNEL_SRCS = [
     "attention.cc",
+    "attention_blocked.cc",
     "attention_gemm.cc",
     "backend.cc",
     "buffers.cc",
