@@ -24,6 +24,9 @@ namespace {
 
 using ll = long long;
 
+// From this many queries (a prefill), the blocked path of attention_blocked.cc.
+constexpr int64_t kBlockedMinQueries = 16;
+
 // K and V rows as f32, bf16 or f16 (T: the dtype), 8 lanes or one at a time.
 template <int T>
 struct Kv {
@@ -278,6 +281,8 @@ int32_t RunAttention(const Report&, const oxi_op& op) {
   if (s.n_q == 0) return OXI_OK;
   if (s.n_q >= 16 && s.n_kv >= 16 && AllVisible(a)) {
     AttentionGemm(a, s);
+  } else if (s.n_q >= kBlockedMinQueries) {
+    AttentionBlocked(a, s);
   } else if (a.k.dtype == OXI_DTYPE_F32) {
     AttentionRows<OXI_DTYPE_F32>(a, s);
   } else if (a.k.dtype == OXI_DTYPE_BF16) {

@@ -1,6 +1,7 @@
 // Attention (ops.h, oxi_attention_args): the general kernel (attention.cc),
-// one query row at a time against its visible slots, and the long
-// non-causal fast path (attention_gemm.cc): scores by GEMM, softmax, GEMM.
+// one query row at a time against its visible slots (decode), the long
+// non-causal fast path (attention_gemm.cc): scores by GEMM, softmax, GEMM,
+// and the blocked prefill path for everything else (attention_blocked.cc).
 #ifndef OXINFER_PLUGINS_BACKENDS_CPU_ATTENTION_H_
 #define OXINFER_PLUGINS_BACKENDS_CPU_ATTENTION_H_
 
@@ -32,6 +33,9 @@ inline AttnShape ShapeOf(const oxi_attention_args& a) {
 bool AllVisible(const oxi_attention_args& a);
 // The GEMM path, for AllVisible ops with enough queries and slots.
 void AttentionGemm(const oxi_attention_args& a, const AttnShape& s);
+// Prefill with any visibility (attention_blocked.cc): query blocks against
+// slot tiles, online softmax, small GEMMs.
+void AttentionBlocked(const oxi_attention_args& a, const AttnShape& s);
 
 }  // namespace OXI_CPU_NS
 }  // namespace cpu

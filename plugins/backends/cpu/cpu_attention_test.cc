@@ -239,6 +239,29 @@ TEST(CpuAttention, LongNonCausalGemmPath) {
   }
 }
 
+// Prefills that the GEMM path declines (causal, window, softcap, mask, spans,
+// ring caches): the blocked path, query blocks against slot tiles with an
+// online softmax, over more than one block and tile.
+TEST(CpuAttention, BlockedPrefillPath) {
+  std::vector<Case> cases;
+  auto add = [&](Case c) { cases.push_back(c); };
+  add({"causal gqa, several tiles", 1, 70, 300, 8, 2, 64, 48});
+  add({"causal, whole prompt", 1, 65, 65, 4, 4, 32, 32});
+  add({"window softcap", 1, 40, 200, 6, 3, 16, 24, 30.0f, 1, 37});
+  add({"ring buffer", 1, 20, 150, 4, 1, 40, 40, 0.0f, 1, 6, true});
+  add({"k=v shared row", 1, 33, 140, 4, 2, 24, 24, 0.0f, 1, 0, false, true});
+  add({"mask non-causal", 1, 24, 40, 2, 2, 8, 8, 0.0f, 0, 0, false, false, true, true});
+  add({"spans in a causal prefill", 1, 20, 20, 2, 1, 16, 16, 0.0f, 1, 0, false, false, true, false,
+       true});
+  add({"absent positions", 1, 33, 33, 2, 1, 8, 8, 0.0f, 1, 0, false, false, false});
+  add({"batch of two causal", 2, 17, 150, 4, 2, 8, 8});
+  add({"odd dims", 1, 19, 133, 3, 1, 19, 13});
+  uint32_t seed = 1300;
+  for (oxi_dtype t : {OXI_DTYPE_F32, OXI_DTYPE_BF16, OXI_DTYPE_F16}) {
+    for (const Case& c : cases) CheckCase(c, seed += 10, t);
+  }
+}
+
 TEST(CpuAttention, RejectsBadShapes) {
   for (const Variant& v : Variants()) {
     SCOPED_TRACE(v.name);

@@ -1,15 +1,17 @@
-// The gated delta rule (Gated DeltaNet), recurrent and chunked, moved from
-// the Qwen 3.5 plugin with its float operation order unchanged (its
-// exactness against transformers depends on it): the loops over v_dim are
-// element-wise and vectorise in the variant's ISA without reordering, and
-// -ffp-contract=off keeps a * b + c unfused as the plugin had it.
+// The gated delta rule (Gated DeltaNet), recurrent (decode) and chunked
+// (prefill). The recurrent form keeps the float operation order the Qwen 3.5
+// plugin had (its loops over v_dim are element-wise and vectorise without
+// reordering; -ffp-contract=off keeps a * b + c unfused); the chunked form is
+// small GEMMs, held to the recurrence by the op tests.
 #include <algorithm>
 #include <cmath>
 
 #include "plugins/backends/cpu/buffer.h"
 #include "plugins/backends/cpu/op_table.h"
 #include "plugins/backends/cpu/runtime.h"
+#include "plugins/backends/cpu/small_gemm.h"
 #include "plugins/backends/cpu/validate.h"
+#include "plugins/backends/cpu/vec.h"
 
 namespace oxinfer {
 namespace cpu {
@@ -82,118 +84,100 @@ void Recurrent(const Delta& d, int64_t n) {
   });
 }
 
-double DotD(const float* a, const float* b, int64_t n) {
-  double s = 0.0;
-  for (int64_t i = 0; i < n; ++i) s += static_cast<double>(a[i]) * b[i];
-  return s;
-}
-
-// Chunk by chunk (the UT-transform form), C tokens per chunk.
+// Chunk by chunk, C tokens per chunk, in the WY (UT-transform) form that
+// transformers' torch_chunk_gated_delta_rule, vLLM's and llama.cpp's chunked
+// kernels use, with every product a small GEMM:
+//   D[i][j] = exp(cum_i - cum_j) (j <= i), A = strict_lower((k_beta K^T) * D)
+//   T = (I + A)^-1 by forward substitution on the C x C matrix (C^3 / 6)
+//   U = T v_beta, W = T (k_beta * exp(cum))
+//   v_new = U - W S;  out = (q * exp(cum)) S + lower((Q K^T) * D) v_new
+//   S = exp(cum_last) S + (K * exp(cum_last - cum))^T v_new
+// The sums are float FMAs in their own order: within the op tests' 2e-5 of
+// the recurrence and the fixtures' 1e-4 of transformers.
 void Chunked(const Delta& d, int64_t n, int64_t C) {
-  const int64_t dk = d.dk, dv = d.dv;
+  const int64_t dk = d.dk, dv = d.dv, cc = C;
+  const int64_t ldo = Ld(d.a->out);
   OverHeads(d.nv, n * d.nv * (C * (dk + dv) + 4 * dk * dv), [&](int64_t h0, int64_t h1) {
-    float* base = static_cast<float*>(
-        Scratch(kScratchOp, (C + 6 * C * dk + 3 * C * dv + 2 * C * C + 16) * sizeof(float)));
-    float* cum = base;
-    float* kb = cum + C;
+    const int64_t floats = 2 * C + 4 * C * dk + 2 * dk * C + 3 * C * dv + 3 * C * C + 64;
+    float* cum = static_cast<float*>(Scratch(kScratchOp, floats * sizeof(float)));
+    float* ek = cum + C;
+    float* qc = ek + C + 8;  // q, then q * exp(cum)
+    float* kb = qc + C * dk;
     float* dkb = kb + C * dk;
-    float* kcd = dkb + C * dk;
-    float* qd = kcd + C * dk;
-    float* kd = qd + C * dk;
-    float* vb = kd + C * dk;
-    float* newv = vb + C * dv;
-    float* vnew = newv + C * dv;
-    float* ut = vnew + C * dv;
-    float* intra = ut + C * C;
+    float* w = dkb + C * dk;
+    float* kt = w + C * dk;  // K^T [dk][C]
+    float* kdt = kt + dk * C;
+    float* vb = kdt + dk * C;
+    float* u = vb + C * dv;
+    float* vnew = u + C * dv;
+    float* kk = vnew + C * dv;  // k_beta K^T, then A
+    float* intra = kk + C * C;
+    float* tm = intra + C * C;
     for (int64_t h = h0; h < h1; ++h) {
       float* S = d.S(h);
       const int64_t hk = h / d.group;
       for (int64_t c0 = 0; c0 < n; c0 += C) {
         const int64_t L = std::min(C, n - c0);
-        // Cumulative log decay inside the chunk.
         float run = 0.0f;
         for (int64_t i = 0; i < L; ++i) {
           run += d.G(c0 + i, h);
           cum[i] = run;
         }
+        const float last = cum[L - 1];
         for (int64_t i = 0; i < L; ++i) {
           const float b = d.Beta(c0 + i, h);
+          const float ec = std::exp(cum[i]);
+          const float* qi = d.Q(c0 + i, hk);
           const float* ki = d.K(c0 + i, hk);
           const float* vi = d.V(c0 + i, h);
-          const float ec = std::exp(cum[i]);
+          std::copy(qi, qi + dk, qc + i * dk);
           for (int64_t x = 0; x < dk; ++x) {
             kb[i * dk + x] = ki[x] * b;
             dkb[i * dk + x] = kb[i * dk + x] * ec;
           }
           for (int64_t x = 0; x < dv; ++x) vb[i * dv + x] = vi[x] * b;
+          ek[i] = std::exp(last - cum[i]);
         }
-        // ut[i][j] = (k_beta_i . k_j) exp(cum_i - cum_j), intra[i][j] =
-        // (q_i . k_j) exp(...), j <= i.
+        for (int64_t i = 0; i < L; ++i) Transpose(d.K(c0 + i, hk), dk, 1, dk, kt + i, cc);
+        // The lower triangles of k_beta K^T and Q K^T, 8 rows at a time.
+        for (int64_t i0 = 0; i0 < L; i0 += 8) {
+          const int64_t r = std::min<int64_t>(8, L - i0), cols = i0 + r;
+          SmallGemm(r, cols, dk, kb + i0 * dk, dk, kt, cc, kk + i0 * cc, cc, false);
+          SmallGemm(r, cols, dk, qc + i0 * dk, dk, kt, cc, intra + i0 * cc, cc, false);
+        }
+        // Times the decay D; T = (I + A)^-1 row by row: T_i = e_i - sum_m<i A_im T_m.
         for (int64_t i = 0; i < L; ++i) {
+          float* e = tm + i * cc;  // D's row, for the moment
+          for (int64_t j = 0; j <= i; ++j) e[j] = cum[i] - cum[j];
+          ExpInPlace(e, i + 1);
+          float* ki = kk + i * cc;
+          float* qi = intra + i * cc;
           for (int64_t j = 0; j <= i; ++j) {
-            const float pd = std::exp(cum[i] - cum[j]);
-            ut[i * C + j] = static_cast<float>(DotD(kb + i * dk, d.K(c0 + j, hk), dk)) * pd;
-            intra[i * C + j] = static_cast<float>(DotD(d.Q(c0 + i, hk), d.K(c0 + j, hk), dk)) * pd;
+            ki[j] *= e[j];
+            qi[j] *= e[j];
           }
+          std::fill(qi + i + 1, qi + L, 0.0f);
+          std::fill(e, e + L, 0.0f);
+          e[i] = 1.0f;
+          for (int64_t m = 0; m < i; ++m) Axpy(-ki[m], tm + m * cc, m + 1, e);
         }
-        // Unit lower-triangular solves (forward substitution):
-        // (I + strict_lower(ut)) X = rhs.
-        for (int64_t i = 0; i < L; ++i) {
-          float* ni = newv + i * dv;
-          float* ci = kcd + i * dk;
-          std::copy(vb + i * dv, vb + (i + 1) * dv, ni);
-          std::copy(dkb + i * dk, dkb + (i + 1) * dk, ci);
-          for (int64_t j = 0; j < i; ++j) {
-            const float a = ut[i * C + j];
-            const float* nj = newv + j * dv;
-            const float* cj = kcd + j * dk;
-            for (int64_t x = 0; x < dv; ++x) ni[x] -= a * nj[x];
-            for (int64_t x = 0; x < dk; ++x) ci[x] -= a * cj[x];
-          }
-        }
-        const float last = cum[L - 1];
+        SmallGemm(L, dv, L, tm, cc, vb, dv, u, dv, false, 0);
+        SmallGemm(L, dk, L, tm, cc, dkb, dk, w, dk, false, 0);
+        SmallGemm(L, dv, dk, w, dk, S, dv, vnew, dv, false);
+        for (int64_t e = 0; e < L * dv; ++e) vnew[e] = u[e] - vnew[e];
         for (int64_t i = 0; i < L; ++i) {
           const float eq = std::exp(cum[i]);
-          const float ek = std::exp(last - cum[i]);
-          const float* qi = d.Q(c0 + i, hk);
-          const float* ki = d.K(c0 + i, hk);
-          for (int64_t x = 0; x < dk; ++x) {
-            qd[i * dk + x] = qi[x] * eq;
-            kd[i * dk + x] = ki[x] * ek;
-          }
+          for (int64_t x = 0; x < dk; ++x) qc[i * dk + x] *= eq;
         }
-        // v_new = new_values - k_cumdecay @ S; out = qd @ S + intra @ v_new.
-        for (int64_t i = 0; i < L; ++i) {
-          float* vn = vnew + i * dv;
-          float* oi = d.Out(c0 + i, h);
-          std::fill(vn, vn + dv, 0.0f);
-          std::fill(oi, oi + dv, 0.0f);
-          for (int64_t y = 0; y < dk; ++y) {
-            const float a = kcd[i * dk + y], b = qd[i * dk + y];
-            const float* Sy = S + y * dv;
-            for (int64_t x = 0; x < dv; ++x) {
-              vn[x] += a * Sy[x];
-              oi[x] += b * Sy[x];
-            }
-          }
-          for (int64_t x = 0; x < dv; ++x) vn[x] = newv[i * dv + x] - vn[x];
-          for (int64_t j = 0; j <= i; ++j) {
-            const float a = intra[i * C + j];
-            const float* vj = vnew + j * dv;
-            for (int64_t x = 0; x < dv; ++x) oi[x] += a * vj[x];
-          }
-        }
-        // S = S * exp(cum_last) + kd^T v_new.
-        const float chunk_decay = std::exp(last);
+        float* out = d.Out(c0, h);
+        SmallGemm(L, dv, dk, qc, dk, S, dv, out, ldo, false);
+        SmallGemm(L, dv, L, intra, cc, vnew, dv, out, ldo, true, 0);
         for (int64_t y = 0; y < dk; ++y) {
-          float* Sy = S + y * dv;
-          for (int64_t x = 0; x < dv; ++x) Sy[x] *= chunk_decay;
-          for (int64_t i = 0; i < L; ++i) {
-            const float a = kd[i * dk + y];
-            const float* vi = vnew + i * dv;
-            for (int64_t x = 0; x < dv; ++x) Sy[x] += a * vi[x];
-          }
+          for (int64_t i = 0; i < L; ++i) kdt[y * cc + i] = kt[y * cc + i] * ek[i];
         }
+        const float chunk_decay = std::exp(last);
+        for (int64_t e = 0; e < dk * dv; ++e) S[e] *= chunk_decay;
+        SmallGemm(dk, dv, L, kdt, cc, vnew, dv, S, dv, true);
       }
     }
   });

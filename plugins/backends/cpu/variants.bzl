@@ -5,6 +5,7 @@ load("//tools/build_defs:plugin.bzl", "oxinfer_plugin")
 # Every kernel source: compiled with the variant's ISA flags.
 KERNEL_SRCS = [
     "attention.cc",
+    "attention_blocked.cc",
     "attention_gemm.cc",
     "backend.cc",
     "buffers.cc",
@@ -30,6 +31,7 @@ KERNEL_SRCS = [
     "rows.cc",
     "rows_ops.cc",
     "runtime.cc",
+    "small_gemm.cc",
     "softmax.cc",
     "unary.cc",
     "validate.cc",
@@ -45,6 +47,7 @@ KERNEL_HDRS = [
     "rows.h",
     "runtime.h",
     "simd.h",
+    "small_gemm.h",
     "validate.h",
     "vec.h",
 ]
