@@ -31,6 +31,9 @@ const char* const kOperandNames[OXI_OP_KIND_COUNT][10] = {
     {"q", "k", "v", "g", "beta", "state", "out"},
     {"x", "w", "bias", "out"},
     {"x", "out"},
+    {"x", "out"},
+    {"x", "out"},
+    {"q", "k", "v", "rel", "out"},
 };
 
 const char* OperandName(int kind, int index) {
@@ -66,6 +69,7 @@ const size_t kKnownArgsSizes[OXI_OP_KIND_COUNT] = {
     sizeof(oxi_upsample_nearest_args),
     sizeof(oxi_clamp_args),
     sizeof(oxi_avg_pool2d_args),
+    sizeof(oxi_local_attention_args),
 };
 
 std::string OperandLabel(int kind, int index) {

@@ -64,6 +64,12 @@ constexpr OpInfo kOps[OXI_OP_KIND_COUNT] = {
      RunUpsampleNearest},
     {sizeof(oxi_clamp_args), {"x", "out"}, 0, Bit(0), CheckClamp, RunClamp},
     {sizeof(oxi_avg_pool2d_args), {"x", "out"}, 0, 0, CheckAvgPool2d, RunAvgPool2d},
+    {sizeof(oxi_local_attention_args),
+     {"q", "k", "v", "rel", "out"},
+     Bit(3),
+     0,
+     CheckLocalAttention,
+     RunLocalAttention},
 };
 
 }  // namespace

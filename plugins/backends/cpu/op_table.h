@@ -61,7 +61,8 @@ OXI_CPU_OP(GatedDelta);       // gated_delta.cc
 OXI_CPU_OP(Conv2d);           // conv2d.cc
 OXI_CPU_OP(UpsampleNearest);  // image_ops.cc
 OXI_CPU_OP(AvgPool2d);
-OXI_CPU_OP(Clamp);  // elementwise.cc
+OXI_CPU_OP(Clamp);           // elementwise.cc
+OXI_CPU_OP(LocalAttention);  // local_attention.cc
 
 #undef OXI_CPU_OP
 

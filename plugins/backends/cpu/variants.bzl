@@ -16,6 +16,7 @@ KERNEL_SRCS = [
     "gated_delta.cc",
     "group_norm.cc",
     "image_ops.cc",
+    "local_attention.cc",
     "matmul.cc",
     "matmul_bf16.cc",
     "matmul_float_decode.cc",

@@ -75,6 +75,7 @@ sdk::StatusOr<std::unique_ptr<Gemma4Model>> Gemma4Model::Open(const sdk::OpenPar
       std::make_unique<SequenceStore>(m->cfg_, m->cx_, m->max_sequences_, ring, m->context_);
   m->decoder_ = std::make_unique<Decoder>(m->cfg_, m->weights_, m->cx_, m->store_.get());
   OXI_RETURN_IF_ERROR(m->OpenVision(p, text));
+  OXI_RETURN_IF_ERROR(m->OpenAudio(p, text));
   sdk::Log(
       p.host, OXI_LOG_INFO, "gemma4",
       sdk::StrCat("opened ", p.model_dir, ": ", m->cfg_.num_layers, " layers, hidden ",
@@ -86,6 +87,7 @@ sdk::ModelInfo Gemma4Model::Info() const {
   sdk::ModelInfo i;
   i.capabilities = OXI_MODEL_TEXT | OXI_MODEL_EMBEDDING_INPUT;
   if (vision_ != nullptr) i.capabilities |= OXI_MODEL_IMAGE_INPUT;
+  if (audio_ != nullptr) i.capabilities |= OXI_MODEL_AUDIO_INPUT;
   i.family = "gemma4";
   i.vocab_size = cfg_.vocab_size;
   i.hidden_size = cfg_.hidden_size;
@@ -285,8 +287,9 @@ int32_t Gemma4Model::SpecialToken(const char* role) const {
 }
 
 sdk::StatusOr<sdk::MediaOutput> Gemma4Model::EncodeMedia(const sdk::MediaInput& in) {
+  if (in.kind == OXI_MEDIA_AUDIO) return EncodeAudio(in);
   if (in.kind != OXI_MEDIA_IMAGE) {
-    return sdk::UnimplementedError("gemma4: audio input is not implemented");
+    return sdk::InvalidArgumentError(sdk::StrCat("gemma4: unknown media kind ", in.kind));
   }
   if (vision_ == nullptr) {
     return sdk::FailedPreconditionError("gemma4: this checkpoint has no vision tower");
@@ -302,17 +305,83 @@ sdk::StatusOr<sdk::MediaOutput> Gemma4Model::EncodeMedia(const sdk::MediaInput& 
   ImageView view{in.pixels, in.width, in.height, in.channels};
   OXI_ASSIGN_OR_RETURN(ImagePatches patches, PreprocessImage(view, image_cfg_, budget));
   OXI_ASSIGN_OR_RETURN(std::vector<float> soft, vision_->Encode(patches));
-  const int64_t n = patches.n_soft_tokens, H = cfg_.hidden_size;
+  return Wrap("boi", "image", "eoi", soft);
+}
+
+sdk::MediaOutput Gemma4Model::Wrap(const char* open, const char* placeholder, const char* close,
+                                   const std::vector<float>& middle) const {
+  const int64_t H = cfg_.hidden_size, n = static_cast<int64_t>(middle.size()) / H;
   sdk::MediaOutput out;
-  out.placeholder = SpecialToken("image");
+  out.placeholder = SpecialToken(placeholder);
   out.tokens.assign(static_cast<size_t>(n + 2), out.placeholder);
-  out.tokens.front() = SpecialToken("boi");
-  out.tokens.back() = SpecialToken("eoi");
+  out.tokens.front() = SpecialToken(open);
+  out.tokens.back() = SpecialToken(close);
   out.embedding_mask.assign(static_cast<size_t>(n + 2), 1);
   out.embedding_mask.front() = out.embedding_mask.back() = 0;
   out.embeddings.assign(static_cast<size_t>((n + 2) * H), 0.0f);
-  std::copy(soft.begin(), soft.end(), out.embeddings.begin() + H);
+  std::copy(middle.begin(), middle.end(), out.embeddings.begin() + H);
   return out;
+}
+
+sdk::Status Gemma4Model::OpenAudio(const sdk::OpenParams& p, const std::string& config_text) {
+  OXI_ASSIGN_OR_RETURN(sdk::JsonDoc doc, sdk::JsonDoc::Parse(config_text, "config.json"));
+  AudioConfig ac;
+  bool present = false;
+  OXI_RETURN_IF_ERROR(ParseAudioConfig(doc.root(), &ac, &present));
+  if (!present) return sdk::OkStatus();
+  if (!weights_.file.Has("model.audio_tower.subsample_conv_projection.layer0.conv.weight")) {
+    sdk::Log(p.host, OXI_LOG_INFO, "gemma4",
+             "config.json has an audio_config but the weights no audio tower: no audio input");
+    return sdk::OkStatus();
+  }
+  ac.text_hidden_size = cfg_.hidden_size;
+  // The feature extractor's settings: processor_config.json's
+  // "feature_extractor" (or the older preprocessor_config.json), else its
+  // defaults.
+  for (const char* name : {"processor_config.json", "preprocessor_config.json"}) {
+    auto text = sdk::ReadFile(p.model_dir + "/" + name);
+    if (!text.ok()) continue;
+    OXI_ASSIGN_OR_RETURN(sdk::JsonDoc pdoc, sdk::JsonDoc::Parse(*text, name));
+    const sdk::Json root = pdoc.root();
+    if (root.Has("feature_extractor")) {
+      OXI_ASSIGN_OR_RETURN(audio_cfg_, ParseAudioFeatureConfig(root["feature_extractor"]));
+      break;
+    }
+    if (root.Has("feature_size")) {
+      OXI_ASSIGN_OR_RETURN(audio_cfg_, ParseAudioFeatureConfig(root));
+      break;
+    }
+  }
+  for (const char* role : {"audio", "boa", "eoa"}) {
+    if (SpecialToken(role) < 0) {
+      return sdk::InvalidArgumentError(
+          sdk::StrCat("gemma4: config.json names no ", role, "_token_id for the audio tower"));
+    }
+  }
+  OXI_ASSIGN_OR_RETURN(
+      audio_, AudioTower::Load(cx_, weights_.file, ac, audio_cfg_.feature_size, p.weight_dtype));
+  return sdk::OkStatus();
+}
+
+sdk::StatusOr<sdk::MediaOutput> Gemma4Model::EncodeAudio(const sdk::MediaInput& in) {
+  if (audio_ == nullptr) {
+    return sdk::FailedPreconditionError("gemma4: this checkpoint has no audio tower");
+  }
+  if (in.sample_rate != audio_cfg_.sampling_rate) {
+    return sdk::InvalidArgumentError(sdk::StrCat("gemma4: audio at ", in.sample_rate,
+                                                 " Hz; the feature extractor takes ",
+                                                 audio_cfg_.sampling_rate, " Hz"));
+  }
+  OXI_ASSIGN_OR_RETURN(AudioFeatures f, ExtractLogMel(in.samples, in.n_samples, audio_cfg_));
+  // The mask is 1 on a prefix (the padding is at the end): the valid frames
+  // are the first n_valid.
+  for (int64_t i = 0; i < f.n_frames; ++i) {
+    if ((f.mask[i] != 0) != (i < f.n_valid)) {
+      return sdk::InternalError("gemma4: the audio frame mask is not a prefix");
+    }
+  }
+  OXI_ASSIGN_OR_RETURN(std::vector<float> soft, audio_->Encode(f.features.data(), f.n_valid));
+  return Wrap("boa", "audio", "eoa", soft);
 }
 
 }  // namespace gemma4

@@ -23,6 +23,8 @@
 #include "oxinfer/sdk/compute.hpp"
 #include "oxinfer/sdk/model_plugin.hpp"
 #include "oxinfer/sdk/status.hpp"
+#include "plugins/models/gemma4/gemma4_audio.h"
+#include "plugins/models/gemma4/gemma4_audio_features.h"
 #include "plugins/models/gemma4/gemma4_config.h"
 #include "plugins/models/gemma4/gemma4_forward.h"
 #include "plugins/models/gemma4/gemma4_image_preprocess.h"
@@ -43,7 +45,8 @@ class Gemma4Model {
   sdk::Status Truncate(int32_t seq, int64_t n_keep);
   sdk::Status CopySequence(int32_t src, int32_t dst, int64_t n);
   void FreeSequence(int32_t seq);
-  // An image's soft tokens between <|image> and <image|> (model ABI 2.1).
+  // An image's soft tokens between <|image> and <image|>, or a clip's between
+  // <|audio> and <audio|> (model ABI 2.1).
   sdk::StatusOr<sdk::MediaOutput> EncodeMedia(const sdk::MediaInput& in);
 
  private:
@@ -57,6 +60,14 @@ class Gemma4Model {
   // The vision tower and the image processor's settings, when config.json has
   // a vision_config.
   sdk::Status OpenVision(const sdk::OpenParams& p, const std::string& config_text);
+  // The audio tower and the feature extractor's settings, when config.json
+  // has an audio_config.
+  sdk::Status OpenAudio(const sdk::OpenParams& p, const std::string& config_text);
+  sdk::StatusOr<sdk::MediaOutput> EncodeAudio(const sdk::MediaInput& in);
+  // `middle` soft-token rows of hidden_size between the `open` and `close`
+  // tokens, the rows in place of the `placeholder` ids.
+  sdk::MediaOutput Wrap(const char* open, const char* placeholder, const char* close,
+                        const std::vector<float>& middle) const;
   int32_t SpecialToken(const char* role) const;
 
   Gemma4Config cfg_;
@@ -66,6 +77,8 @@ class Gemma4Model {
   std::unique_ptr<Decoder> decoder_;
   std::unique_ptr<VisionTower> vision_;  // null: no vision tower
   ImageProcessorConfig image_cfg_;
+  std::unique_ptr<AudioTower> audio_;  // null: no audio tower
+  AudioFeatureConfig audio_cfg_;
   int64_t chunk_ = 0;
   int64_t context_ = 0;
   int32_t max_sequences_ = 1;

@@ -26,29 +26,6 @@ sdk::StatusOr<sdk::OwnedTensor> Vector(const sdk::Compute& cx, const sdk::Weight
   return cx.Upload(v);
 }
 
-sdk::StatusOr<float> Scalar(const sdk::Weights& file, const std::string& name, float fallback) {
-  if (!file.Has(name)) return fallback;
-  OXI_ASSIGN_OR_RETURN(std::vector<float> v, file.GetFloats(name, {}));
-  return v[0];
-}
-
-sdk::StatusOr<ClippedLinear> LoadLinear(const sdk::Compute& cx, const sdk::Weights& file,
-                                        const std::string& name, int64_t n, int64_t k, bool clipped,
-                                        oxi_dtype dtype) {
-  ClippedLinear l;
-  OXI_ASSIGN_OR_RETURN(const oxi_weight_tensor* t, file.Get(name + ".linear.weight", {n, k}));
-  OXI_ASSIGN_OR_RETURN(l.w, cx.LoadWeight(file, t, n, k, dtype));
-  if (clipped) {
-    OXI_ASSIGN_OR_RETURN(l.in_lo, Scalar(file, name + ".input_min", l.in_lo));
-    OXI_ASSIGN_OR_RETURN(l.in_hi, Scalar(file, name + ".input_max", l.in_hi));
-    OXI_ASSIGN_OR_RETURN(l.out_lo, Scalar(file, name + ".output_min", l.out_lo));
-    OXI_ASSIGN_OR_RETURN(l.out_hi, Scalar(file, name + ".output_max", l.out_hi));
-  }
-  return l;
-}
-
-bool Bounded(float lo, float hi) { return std::isfinite(lo) || std::isfinite(hi); }
-
 }  // namespace
 
 sdk::Status ParseVisionConfig(const sdk::Json& root, VisionConfig* out, bool* present) {
@@ -114,13 +91,19 @@ sdk::StatusOr<std::unique_ptr<VisionTower>> VisionTower::Load(const sdk::Compute
     VisionLayerWeights& l = t->layers_[i];
     const std::string q = sdk::StrCat(p, "encoder.layers.", i, ".");
     const int64_t nq = cfg.num_heads * hd, nkv = cfg.num_kv_heads * hd, I = cfg.intermediate_size;
-    OXI_ASSIGN_OR_RETURN(l.q, LoadLinear(cx, file, q + "self_attn.q_proj", nq, H, clip, dtype));
-    OXI_ASSIGN_OR_RETURN(l.k, LoadLinear(cx, file, q + "self_attn.k_proj", nkv, H, clip, dtype));
-    OXI_ASSIGN_OR_RETURN(l.v, LoadLinear(cx, file, q + "self_attn.v_proj", nkv, H, clip, dtype));
-    OXI_ASSIGN_OR_RETURN(l.o, LoadLinear(cx, file, q + "self_attn.o_proj", H, nq, clip, dtype));
-    OXI_ASSIGN_OR_RETURN(l.gate, LoadLinear(cx, file, q + "mlp.gate_proj", I, H, clip, dtype));
-    OXI_ASSIGN_OR_RETURN(l.up, LoadLinear(cx, file, q + "mlp.up_proj", I, H, clip, dtype));
-    OXI_ASSIGN_OR_RETURN(l.down, LoadLinear(cx, file, q + "mlp.down_proj", H, I, clip, dtype));
+    OXI_ASSIGN_OR_RETURN(l.q,
+                         LoadClippedLinear(cx, file, q + "self_attn.q_proj", nq, H, clip, dtype));
+    OXI_ASSIGN_OR_RETURN(l.k,
+                         LoadClippedLinear(cx, file, q + "self_attn.k_proj", nkv, H, clip, dtype));
+    OXI_ASSIGN_OR_RETURN(l.v,
+                         LoadClippedLinear(cx, file, q + "self_attn.v_proj", nkv, H, clip, dtype));
+    OXI_ASSIGN_OR_RETURN(l.o,
+                         LoadClippedLinear(cx, file, q + "self_attn.o_proj", H, nq, clip, dtype));
+    OXI_ASSIGN_OR_RETURN(l.gate,
+                         LoadClippedLinear(cx, file, q + "mlp.gate_proj", I, H, clip, dtype));
+    OXI_ASSIGN_OR_RETURN(l.up, LoadClippedLinear(cx, file, q + "mlp.up_proj", I, H, clip, dtype));
+    OXI_ASSIGN_OR_RETURN(l.down,
+                         LoadClippedLinear(cx, file, q + "mlp.down_proj", H, I, clip, dtype));
     OXI_ASSIGN_OR_RETURN(l.q_norm, Vector(cx, file, q + "self_attn.q_norm.weight", hd));
     OXI_ASSIGN_OR_RETURN(l.k_norm, Vector(cx, file, q + "self_attn.k_norm.weight", hd));
     OXI_ASSIGN_OR_RETURN(l.input_norm, Vector(cx, file, q + "input_layernorm.weight", H));
@@ -153,14 +136,7 @@ sdk::StatusOr<std::unique_ptr<VisionTower>> VisionTower::Load(const sdk::Compute
 
 sdk::Status VisionTower::Linear(const ClippedLinear& l, const sdk::Tensor& x,
                                 const sdk::Tensor& y) {
-  sdk::Tensor in = x;
-  if (Bounded(l.in_lo, l.in_hi)) {
-    OXI_ASSIGN_OR_RETURN(in, scratch_.F32(x.rows, x.cols));
-    OXI_RETURN_IF_ERROR(cx_.Clamp(x, in, l.in_lo, l.in_hi));
-  }
-  OXI_RETURN_IF_ERROR(cx_.MatMul(in, l.w, y));
-  if (Bounded(l.out_lo, l.out_hi)) OXI_RETURN_IF_ERROR(cx_.Clamp(y, y, l.out_lo, l.out_hi));
-  return sdk::OkStatus();
+  return ApplyClippedLinear(cx_, &scratch_, l, x, y);
 }
 
 sdk::Status VisionTower::Layer(const VisionLayerWeights& l, const sdk::Tensor& x,

@@ -20,6 +20,7 @@
 #include "oxinfer/sdk/json.hpp"
 #include "oxinfer/sdk/status.hpp"
 #include "oxinfer/sdk/weights.hpp"
+#include "plugins/models/gemma4/gemma4_clipped_linear.h"
 #include "plugins/models/gemma4/gemma4_image_preprocess.h"
 
 namespace oxinfer {
@@ -44,15 +45,6 @@ struct VisionConfig {
 
 // config.json's vision_config (absent or null: no tower, *present false).
 sdk::Status ParseVisionConfig(const sdk::Json& root, VisionConfig* out, bool* present);
-
-// A linear layer with its optional input and output bounds (infinite: none).
-struct ClippedLinear {
-  sdk::OwnedTensor w;
-  float in_lo = -std::numeric_limits<float>::infinity();
-  float in_hi = std::numeric_limits<float>::infinity();
-  float out_lo = -std::numeric_limits<float>::infinity();
-  float out_hi = std::numeric_limits<float>::infinity();
-};
 
 struct VisionLayerWeights {
   ClippedLinear q, k, v, o, gate, up, down;

@@ -248,5 +248,18 @@ oxi_batch_entry TokenEntry(int32_t seq, const int32_t* tokens, int64_t n, int32_
   return e;
 }
 
+std::vector<float> LcgSamples(int64_t n, uint32_t seed) {
+  std::vector<float> out(n);
+  uint32_t x = seed;
+  for (int64_t i = 0; i < n; ++i) {
+    x = 1664525u * x + 1013904223u;
+    const int64_t v = static_cast<int64_t>(x >> 16) - 32768;
+    const int64_t prod = v * ((i / 400) % 8 + 1);
+    const int64_t q = prod >= 0 ? prod / 8 : -((-prod + 7) / 8);  // floor division
+    out[i] = static_cast<float>(q) / 32768.0f;
+  }
+  return out;
+}
+
 }  // namespace gemma4_test
 }  // namespace oxinfer

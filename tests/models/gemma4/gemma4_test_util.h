@@ -56,6 +56,10 @@ std::vector<float> LoadCheckpointFloats(const std::string& fixture_dir, const st
 
 // Max |a - b| over n values; infinity when either side is not finite.
 float MaxAbsDiff(const float* a, const float* b, int64_t n);
+// The media fixture generators' audio (make_vision_fixtures.py lcg_samples):
+// a 32-bit LCG's top 16 bits under a staircase envelope, floor-divided as
+// Python does, / 32768 in float32.
+std::vector<float> LcgSamples(int64_t n, uint32_t seed);
 int32_t ArgMax(const float* v, int64_t n);
 
 struct OpenOptions {

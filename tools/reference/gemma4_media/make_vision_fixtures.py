@@ -30,6 +30,7 @@ import transformers
 from safetensors.numpy import save_file as save_np
 from safetensors.torch import save_file
 from transformers import Gemma4Config, Gemma4ForConditionalGeneration
+from transformers.models.gemma4.feature_extraction_gemma4 import Gemma4AudioFeatureExtractor
 from transformers.models.gemma4.image_processing_gemma4 import Gemma4ImageProcessor
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
@@ -59,6 +60,28 @@ TEXT = {
     "vocab_size_per_layer_input": VOCAB,
 }
 
+# The audio tower, sizes unlike the real ones: 24 mel bins (so the
+# subsampler's 26 channels // 4 = 6 = 24 / 4 frequency rows), chunks of 4 with
+# 5 past frames (n_rel = 9 // 2 + 1 = 5 < past + 1: far keys get no relative
+# term), a softcap that bites, clipped linears whose bounds clip.
+AUDIO = {
+    "model_type": "gemma4_audio", "hidden_size": 36, "num_hidden_layers": 2,
+    "num_attention_heads": 3, "hidden_act": "silu", "subsampling_conv_channels": [26, 5],
+    "conv_kernel_size": 3, "residual_weight": 0.5, "attention_chunk_size": 4,
+    "attention_context_left": 6, "attention_context_right": 0, "attention_logit_cap": 4.0,
+    "attention_invalid_logits_value": -1.0e9, "use_clipped_linears": True,
+    "rms_norm_eps": 1e-06, "gradient_clipping": 1e10, "output_proj_dims": 44,
+}
+
+FEATURES = {
+    "dither": 0.0, "feature_extractor_type": "Gemma4AudioFeatureExtractor", "feature_size": 24,
+    "fft_length": 512, "fft_overdrive": False, "frame_length": 320, "hop_length": 160,
+    "input_scale_factor": 1.0, "max_frequency": 7600.0, "mel_floor": 0.001,
+    "min_frequency": 60.0, "padding_side": "right", "padding_value": 0.0, "per_bin_mean": None,
+    "per_bin_stddev": None, "preemphasis": 0.0, "preemphasis_htk_flavor": True,
+    "return_attention_mask": True, "sampling_rate": 16000,
+}
+
 VISION = {
     "model_type": "gemma4_vision", "hidden_size": 40, "intermediate_size": 72,
     "num_hidden_layers": 2, "num_attention_heads": 2, "num_key_value_heads": 1, "head_dim": 16,
@@ -69,6 +92,7 @@ VISION = {
 }
 
 PROCESSOR = {
+    "audio_ms_per_token": 40, "audio_seq_length": 750, "feature_extractor": FEATURES,
     "image_processor": {
         "do_convert_rgb": True, "do_normalize": False, "do_rescale": True, "do_resize": True,
         "image_mean": [0.0, 0.0, 0.0], "image_processor_type": "Gemma4ImageProcessor",
@@ -80,7 +104,7 @@ PROCESSOR = {
 
 
 def top_config():
-    c = {"architectures": ["Gemma4ForConditionalGeneration"], "audio_config": None,
+    c = {"architectures": ["Gemma4ForConditionalGeneration"], "audio_config": AUDIO,
          "dtype": "float32", "eos_token_id": [1, 106], "initializer_range": 0.02,
          "model_type": "gemma4", "text_config": TEXT, "tie_word_embeddings": True,
          "transformers_version": transformers.__version__, "vision_config": VISION,
@@ -92,20 +116,41 @@ def top_config():
 GENERATION_CONFIG = {"bos_token_id": 2, "eos_token_id": [1, 106], "pad_token_id": 0}
 
 
-def randomize(model, gen):
+def is_audio(name):
+    return name.startswith(("model.audio_tower.", "model.embed_audio."))
+
+
+def randomize(model, gen, audio_gen):
+    """Every weight random. The audio tower draws from its own generator, so
+    the rest is what it was before the tower was added (same fixtures)."""
+    randomize_part(model, gen, lambda n: not is_audio(n))
+    randomize_part(model, audio_gen, is_audio)
+
+
+def randomize_part(model, gen, part):
     with torch.no_grad():
         for name, p in sorted(model.named_parameters()):
+            if not part(name):
+                continue
             if name.endswith(("q_norm.weight", "k_norm.weight")):
                 p.copy_(0.25 + 0.5 * torch.rand(p.shape, generator=gen))
-            elif name.endswith("norm.weight"):
+            elif name.endswith("norm.weight") or name.split(".")[-2].startswith("norm_"):
                 p.copy_(0.5 + torch.rand(p.shape, generator=gen))
             elif name.endswith("position_embedding_table"):
                 p.copy_(torch.randn(p.shape, generator=gen) * 0.5)
             elif p.dim() == 2:
                 p.copy_(torch.randn(p.shape, generator=gen) / np.sqrt(p.shape[1]))
+            elif p.dim() in (3, 4):  # audio convolutions: [out][in / groups][kernel...]
+                p.copy_(torch.randn(p.shape, generator=gen) / np.sqrt(p[0].numel()))
+            elif name.endswith("per_dim_scale"):
+                p.copy_(torch.randn(p.shape, generator=gen))
+            elif name.endswith("output_proj.bias"):
+                p.copy_(torch.randn(p.shape, generator=gen) * 0.3)
             else:
                 raise ValueError(f"unexpected parameter {name} {tuple(p.shape)}")
         for name, b in sorted(model.named_buffers()):
+            if not part(name):
+                continue
             if name.endswith("layer_scalar"):
                 b.copy_(0.5 + torch.rand(b.shape, generator=gen))
             elif name.endswith("input_min") or name.endswith("output_min"):
@@ -130,10 +175,11 @@ def main():
     os.makedirs(OUT, exist_ok=True)
     torch.manual_seed(0)
     gen = torch.Generator().manual_seed(20261201)
+    audio_gen = torch.Generator().manual_seed(20261202)
     cfg = Gemma4Config(**{k: v for k, v in top_config().items() if k != "architectures"})
     model = Gemma4ForConditionalGeneration(cfg).float().eval()
     model.config._attn_implementation = "eager"
-    randomize(model, gen)
+    randomize(model, gen, audio_gen)
     sd = {k: v.detach().clone().contiguous() for k, v in model.state_dict().items()
           if k != "lm_head.weight"}
     with open(os.path.join(OUT, "config.json"), "w") as f:
@@ -200,6 +246,111 @@ def main():
         json.dump(meta, f, indent=1, sort_keys=True)
         f.write("\n")
     print(json.dumps(meta, indent=1))
+    audio_reference(model, proc, rng)
+
+
+def lcg_samples(n, seed):
+    """int16 PCM from x <- 1664525 x + 1013904223 (mod 2^32), top 16 bits, a
+    staircase envelope; / 32768 in float32 (make_preprocess_fixtures.py's
+    clips, which the C++ tests recompute bit for bit)."""
+    out = np.empty(n, dtype=np.int64)
+    x = seed & 0xFFFFFFFF
+    for i in range(n):
+        x = (1664525 * x + 1013904223) & 0xFFFFFFFF
+        out[i] = (((x >> 16) - 32768) * ((i // 400) % 8 + 1)) // 8
+    return out.astype(np.float32) / np.float32(32768.0)
+
+
+def audio_soft_count(mask):
+    """The processor's count: two stride-2 convolutions on the frame mask."""
+    for _ in range(2):
+        mask = mask[::2][:(len(mask) + 2 - 3) // 2 + 1]
+    return int(mask.sum())
+
+
+def audio_reference(model, proc, rng):
+    """Per case (clips alone and with an image), into audio_reference.*:
+      case{i}.image{j}   u8 [h][w][3]  the images (before the clips in the prompt)
+      case{i}.tokens     i32 [T]       <bos> text, per image <boi> <image>*n <eoi>,
+                                       per clip <boa> <audio>*m <eoa>, text
+      case{i}.audio_soft f32 [m][H]    the clips' soft tokens (embed_audio(audio_tower),
+                                       the valid frames), all clips in order
+      case{i}.image_soft f32 [n][H]    the images' soft tokens
+      case{i}.logits     f32 [V]       the last position's logits
+      case{i}.greedy     i32 [32]      32 greedy tokens (full recompute each step)
+    The clips are lcg_samples(samples, seed); the json lists both."""
+    fe = Gemma4AudioFeatureExtractor(**{k: v for k, v in FEATURES.items()
+                                        if k not in ("feature_extractor_type", "padding_side")})
+    # (clips as (samples, seed), images as (h, w), text before, text after)
+    cases = [([(1600, 21)], [], [2, 60], [61, 62]),             # 3 soft tokens: under a chunk
+             ([(21920, 22)], [], [2, 63, 64], [65]),            # 35 soft tokens: many chunks
+             ([(496000, 23)], [], [2], [66, 67]),               # 31 s: cut at 30 s, 750 tokens
+             ([(40000, 24)], [(40, 90)], [2, 68], [69, 70]),    # an image, then a clip
+             ([(5000, 25), (9000, 26)], [], [2, 71], [72])]     # two clips in one prompt
+    tensors, meta = {}, {"transformers": transformers.__version__, "torch": torch.__version__,
+                         "cases": []}
+    for i, (clips, sizes, before, after) in enumerate(cases):
+        waves = [lcg_samples(n, seed) for n, seed in clips]
+        images = [make_image(rng, h, w) for h, w in sizes]
+        tokens = list(before)
+        extra = {}
+        image_soft = None
+        if images:
+            out = proc(images=[PIL.Image.fromarray(a) for a in images], return_tensors="pt")
+            for n in out["num_soft_tokens_per_image"]:
+                tokens += [IDS["boi_token_id"]] + [IDS["image_token_id"]] * int(n) + [IDS["eoi_token_id"]]
+            extra = dict(pixel_values=out["pixel_values"],
+                         image_position_ids=out["image_position_ids"])
+            with torch.no_grad():
+                feats = model.model.get_image_features(out["pixel_values"],
+                                                       out["image_position_ids"],
+                                                       return_dict=True).pooler_output
+            image_soft = torch.cat(feats, dim=0)
+        feats = fe(waves, return_tensors="pt")
+        counts = [audio_soft_count(m.numpy()) for m in feats["input_features_mask"]]
+        for j, m in enumerate(counts):
+            tokens += [IDS["boa_token_id"]] + [IDS["audio_token_id"]] * m + [IDS["eoa_token_id"]]
+            if j + 1 < len(counts):
+                tokens += [48]
+        tokens += after
+        with torch.no_grad():
+            ao = model.model.get_audio_features(feats["input_features"],
+                                                feats["input_features_mask"], return_dict=True)
+            soft = ao.pooler_output[ao.attention_mask]
+            assert soft.shape[0] == sum(counts), (soft.shape, counts)
+
+            def logits_of(ids):
+                return model(input_ids=torch.tensor([ids]), input_features=feats["input_features"],
+                             input_features_mask=feats["input_features_mask"],
+                             **extra).logits[0, -1]
+
+            last = logits_of(tokens)
+            seq, greedy, gaps = list(tokens), [], []
+            for _ in range(32):
+                lg = logits_of(seq)
+                top = torch.topk(lg, 2).values
+                gaps.append(float(top[0] - top[1]))
+                t = int(torch.argmax(lg))
+                greedy.append(t)
+                seq.append(t)
+        for j, a in enumerate(images):
+            tensors[f"case{i}.image{j}"] = a
+        tensors[f"case{i}.tokens"] = np.array(tokens, dtype=np.int32)
+        tensors[f"case{i}.audio_soft"] = soft.numpy().astype(np.float32)
+        if image_soft is not None:
+            tensors[f"case{i}.image_soft"] = image_soft.numpy().astype(np.float32)
+        tensors[f"case{i}.logits"] = last.numpy().astype(np.float32)
+        tensors[f"case{i}.greedy"] = np.array(greedy, dtype=np.int32)
+        meta["cases"].append(dict(clips=[dict(samples=n, seed=seed) for n, seed in clips],
+                                  images=[list(s) for s in sizes], n_audio_soft=counts,
+                                  n_tokens=len(tokens), greedy=greedy,
+                                  min_greedy_gap=min(gaps)))
+    save_np(tensors, os.path.join(OUT, "audio_reference.safetensors"))
+    with open(os.path.join(OUT, "audio_reference.json"), "w") as f:
+        json.dump(meta, f, indent=1, sort_keys=True)
+        f.write("\n")
+    print(json.dumps([{k: v for k, v in c.items() if k != "greedy"} for c in meta["cases"]],
+                     indent=1))
 
 
 if __name__ == "__main__":

@@ -37,7 +37,8 @@ extern "C" {
  *        (backends that see several devices: vulkan:1), .prefill_chunk;
  *        codecs: oxi_codec_iface.media, decode_image_rgb, decode_audio, free_audio
  *        (oxi_audio, oxi_decode_limits in codec_abi.h);
- *        ops: OXI_OP_CLAMP, OXI_OP_AVG_POOL2D (Gemma 4 media);
+ *        ops: OXI_OP_CLAMP, OXI_OP_AVG_POOL2D (Gemma 4 media), OXI_OP_LOCAL_ATTENTION
+ *        (Gemma 4 audio);
  *        model: oxi_model_iface.encode_media / free_media, OXI_MODEL_MEDIA_INPUT. */
 #define OXI_ABI_MINOR 1
 #define OXI_ENTRY_SYMBOL "oxinfer_plugin_entry"

@@ -119,7 +119,8 @@ typedef enum oxi_op_kind {
   /* ABI 2.1 */
   OXI_OP_CLAMP = 23,
   OXI_OP_AVG_POOL2D = 24,
-  OXI_OP_KIND_COUNT = 25 /* one past the last kind of this ABI version */
+  OXI_OP_LOCAL_ATTENTION = 25,
+  OXI_OP_KIND_COUNT = 26 /* one past the last kind of this ABI version */
 } oxi_op_kind;
 
 /* Element-wise functions (UNARY, GLU, and the activations of the norms and convolutions). */
@@ -441,6 +442,31 @@ typedef struct oxi_avg_pool2d_args {
   int32_t batch, height, width, factor; /* batch 0: 1 */
 } oxi_avg_pool2d_args;
 
+/* Banded self-attention with relative-position logits ahead of a softcap:
+ * the chunked local attention of the USM / Gemma 4 audio conformer, whose
+ * blocks of chunk_size queries with their past and future context equal one
+ * band. Query t of head h sees key s when 0 <= t - s < left or 0 < s - t <
+ * right; its score is
+ *   z = scale * (q[t].k[s] + (0 <= c < rel.rows ? q[t].rel[c] : 0)),
+ *   c = rel_offset + s - t,
+ * then softcap * tanh(z / softcap) where softcap > 0; softmax over the visible
+ * keys; out[t] = sum of weights * v[s]. A query that sees no key gets zeros.
+ * All heads have head_dim columns, q, k, v, rel and out alike. (ABI 2.1) */
+typedef struct oxi_local_attention_args {
+  oxi_op op; /* OXI_OP_LOCAL_ATTENTION, 5 tensors, 1 output */
+  oxi_tensor q;   /* [n][n_heads * head_dim] f32 */
+  oxi_tensor k;   /* [n][n_heads * head_dim] f32 */
+  oxi_tensor v;   /* [n][n_heads * head_dim] f32 */
+  oxi_tensor rel; /* optional [n_rel][n_heads * head_dim] f32 */
+  oxi_tensor out; /* [n][n_heads * head_dim] f32 */
+  int32_t n_heads, head_dim;
+  int32_t left, right; /* >= 0 */
+  int32_t rel_offset;
+  float scale;
+  float softcap;
+  int32_t reserved;
+} oxi_local_attention_args;
+
 /* The name of an op kind ("matmul"); "unknown" for others. */
 static inline const char* oxi_op_name(int kind) {
   switch (kind) {
@@ -468,6 +494,7 @@ static inline const char* oxi_op_name(int kind) {
     case OXI_OP_UPSAMPLE_NEAREST: return "upsample_nearest";
     case OXI_OP_CLAMP: return "clamp";
     case OXI_OP_AVG_POOL2D: return "avg_pool2d";
+    case OXI_OP_LOCAL_ATTENTION: return "local_attention";
     default: return "unknown";
   }
 }
@@ -504,6 +531,7 @@ static inline int oxi_op_init(oxi_op* op, size_t size, int kind) {
     case OXI_OP_UPSAMPLE_NEAREST: n = 2; break;
     case OXI_OP_CLAMP: n = 2; break;
     case OXI_OP_AVG_POOL2D: n = 2; break;
+    case OXI_OP_LOCAL_ATTENTION: n = 5; break;
     default: return 0;
   }
   memset(op, 0, size);

@@ -461,12 +461,16 @@ class Compute {
     a.x = x, a.out = out, a.lo = lo, a.hi = hi;
     return Execute(a.op);
   }
-  Status AvgPool2d(const Tensor& x, const Tensor& out, int32_t batch, int32_t height,
-                   int32_t width, int32_t factor) const {
+  Status AvgPool2d(const Tensor& x, const Tensor& out, int32_t batch, int32_t height, int32_t width,
+                   int32_t factor) const {
     auto a = Make<oxi_avg_pool2d_args>(OXI_OP_AVG_POOL2D);
     a.x = x, a.out = out, a.batch = batch, a.height = height, a.width = width, a.factor = factor;
     return Execute(a.op);
   }
+  static oxi_local_attention_args LocalAttentionArgs() {
+    return Make<oxi_local_attention_args>(OXI_OP_LOCAL_ATTENTION);
+  }
+  Status LocalAttention(const oxi_local_attention_args& a) const { return Execute(a.op); }
 
  private:
   const oxi_backend_iface* be_ = nullptr;
