@@ -3,10 +3,13 @@
 // variant against the scalar one): decode and prefill sizes, tails, strided
 // views, bias.
 #include <cmath>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
+#include "core/cpu_features.h"
 #include "gtest/gtest.h"
+#include "oxinfer/plugin_abi.h"
 #include "plugins/backends/cpu/cpu_test_ref.h"
 #include "plugins/backends/cpu/cpu_test_util.h"
 
@@ -149,6 +152,77 @@ TEST(CpuMatmul, InterleavedX8) {
       }
     }
   }
+}
+
+TEST(CpuMatmul, InterleavedX8PrefillTiles) {
+  // The integer prefill's tiles on every variant: with VNNI (cpu-avx512)
+  // 8-row tiles on pairs of groups, a lone last group (n/8 odd), row tails
+  // 1-7 after full tiles, and 64-row blocks (63, 64, 65, 135).
+  uint32_t seed = 300;
+  const int64_t ks[] = {32, 64, 96, 1056};
+  for (oxi_dtype p : {OXI_DTYPE_Q8_0, OXI_DTYPE_Q4_0}) {
+    int which = 0;
+    for (int64_t m : {9, 10, 12, 14, 15, 16, 17, 23, 63, 64, 65, 135}) {
+      for (int64_t n : {8, 24, 32, 40}) {
+        const Case c{m, ks[which++ % 4], n};
+        SCOPED_TRACE(Name(X8Of(p), c));
+        const std::vector<float> x = Random(c.m * c.k, seed++, -2.0f, 2.0f);
+        const std::vector<uint8_t> w = Encode(Random(c.n * c.k, seed++), c.n, c.k, p);
+        Check(c, p, X8Of(p), x, w, InterleaveRef(w, c.n, c.k, p), Layout(), seed);
+      }
+    }
+  }
+  // Extremes: every weight and activation at +-max (q = +-127, nibbles 0 and
+  // 15), where w + 128 and the corrections reach their largest values.
+  for (oxi_dtype p : {OXI_DTYPE_Q8_0, OXI_DTYPE_Q4_0}) {
+    const Case c{19, 4096, 24};
+    SCOPED_TRACE(Name(X8Of(p), c) + " extremes");
+    std::vector<float> x(c.m * c.k), wf(c.n * c.k);
+    for (size_t i = 0; i < x.size(); ++i) x[i] = (i * 7 % 3 == 0) ? -1.0f : 1.0f;
+    for (size_t i = 0; i < wf.size(); ++i) wf[i] = (i * 5 % 3 == 1) ? -1.0f : 1.0f;
+    const std::vector<uint8_t> w = Encode(wf, c.n, c.k, p);
+    Check(c, p, X8Of(p), x, w, InterleaveRef(w, c.n, c.k, p), Layout(), seed);
+  }
+}
+
+TEST(CpuMatmul, Bf16ActivationsOption) {
+  // OXINFER_CPU_BF16_ACTIVATIONS=1: cpu-avx512 on a CPU with AVX512_BF16 runs
+  // bf16 prefill on vdpbf16ps with the activations rounded to bf16, checked
+  // tightly against the reference on those rounded activations (so the
+  // option cannot silently fall back); every other variant stays exact.
+  ::setenv("OXINFER_CPU_BF16_ACTIVATIONS", "1", 1);
+  const bool bf16_dot = (CpuFeatures() & OXI_CPU_AVX512BF16) != 0;
+  uint32_t seed = 700;
+  const int64_t ks[] = {1, 2, 31, 32, 255, 256, 257, 1000};
+  int which = 0;
+  for (int64_t m : {9, 12, 13, 24, 25, 37}) {
+    for (int64_t n : {1, 16, 17, 32, 33, 130, 300}) {
+      const Case c{m, ks[which++ % 8], n};
+      SCOPED_TRACE(Name(OXI_DTYPE_BF16, c) + " bf16 activations");
+      const std::vector<float> x = Random(c.m * c.k, seed++, -2.0f, 2.0f);
+      const std::vector<uint8_t> w = Encode(Random(c.n * c.k, seed++), c.n, c.k, OXI_DTYPE_BF16);
+      std::vector<float> xr(x.size());
+      for (size_t i = 0; i < x.size(); ++i) xr[i] = oxi_bf16_to_f32(oxi_f32_to_bf16(x[i]));
+      std::vector<double> exact, rounded, mag, mag_r;
+      Reference(x, w, OXI_DTYPE_BF16, c, {}, &exact, &mag);
+      Reference(xr, w, OXI_DTYPE_BF16, c, {}, &rounded, &mag_r);
+      const double rel = 2e-6 * std::sqrt(static_cast<double>(c.k)) + 1e-6;
+      for (const Variant& v : Variants()) {
+        SCOPED_TRACE(v.name);
+        Dev dev(v);
+        bool skipped = false;
+        const std::vector<float> y =
+            cpu_test::Run(dev, x, w, OXI_DTYPE_BF16, c, Layout(), {}, &skipped);
+        if (skipped) continue;
+        const bool fast = bf16_dot && v.name == "cpu-avx512";
+        const std::vector<double>& ref = fast ? rounded : exact;
+        for (int64_t i = 0; i < c.m * c.n; ++i) {
+          ASSERT_NEAR(y[i], ref[i], rel * mag[i] + 1e-30) << "at " << i;
+        }
+      }
+    }
+  }
+  ::unsetenv("OXINFER_CPU_BF16_ACTIVATIONS");
 }
 
 TEST(CpuMatmul, StridedViewsAndBias) {

@@ -22,6 +22,13 @@ void MatmulDense(const float* x, int64_t m, int64_t k, const uint8_t* w, oxi_dty
   }
   if (IsBlockType(wt)) {
     const QuantAct a = QuantizeActivations(x, m, k, wt);
+#if OXI_KERNELS_AVX512
+    if (m > kDecodeMaxM && IsX8(wt) && HostHas(OXI_CPU_AVX512VNNI)) {
+      // Prefill on Q8_0x8 / Q4_0x8 with vpdpbusd (matmul_vnni.cc).
+      QuantGemmX8Vnni(a, w, wt, row_bytes, n, y);
+      return;
+    }
+#endif
 #if OXI_KERNELS_X86
     if (m > kDecodeMaxM && wt == OXI_DTYPE_Q4_0_X8) {
       // Prefill on Q4_0x8: integer dot products beat dequantising to f32
@@ -47,6 +54,13 @@ void MatmulDense(const float* x, int64_t m, int64_t k, const uint8_t* w, oxi_dty
     QuantDecode(a, w, wt, row_bytes, n, y);
     return;
   }
+#if OXI_KERNELS_AVX512
+  if (m > kDecodeMaxM && wt == OXI_DTYPE_BF16 && HostHas(OXI_CPU_AVX512BF16) &&
+      Bf16ActivationsRequested()) {
+    GemmBf16Dot(x, m, k, w, row_bytes, n, y);
+    return;
+  }
+#endif
 #if OXI_KERNELS_X86
   if (m <= kDecodeMaxM) {
     FloatDecodeX86(x, m, k, w, wt, row_bytes, n, y);

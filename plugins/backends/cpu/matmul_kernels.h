@@ -12,6 +12,7 @@
 #include <cstdint>
 
 #include "oxinfer/dtype.h"
+#include "plugins/backends/cpu/runtime.h"
 #include "plugins/backends/cpu/simd.h"
 
 namespace oxinfer {
@@ -36,12 +37,31 @@ void MatmulStrided(const float* x, int64_t ldx, int64_t m, int64_t k, const uint
                    oxi_dtype wt, int64_t row_bytes, int64_t n, const float* bias, float* y,
                    int64_t ldy);
 
+// True when the host reports every OXI_CPU_* bit of `bits` (after
+// OXINFER_CPU_MASK): the gate in front of every VNNI / BF16 instruction.
+inline bool HostHas(uint64_t bits) {
+  const oxi_host_services& h = Host();
+  if (!OXI_HAS_FIELD(&h, oxi_host_services, cpu_features) || h.cpu_features == nullptr) {
+    return false;
+  }
+  return (h.cpu_features() & bits) == bits;
+}
+
 // ---- f32 / bf16 / f16 weights ----
 #if OXI_KERNELS_X86
 void FloatDecodeX86(const float* x, int64_t m, int64_t k, const uint8_t* w, oxi_dtype wt,
                     int64_t row_bytes, int64_t n, float* y);
 void GemmX86(const float* x, int64_t m, int64_t k, const uint8_t* w, oxi_dtype wt,
              int64_t row_bytes, int64_t n, float* y);
+#endif
+// OXINFER_CPU_BF16_ACTIVATIONS=1 (not 0 or empty): prefill on bf16 weights may
+// round the activations to bf16 (GemmBf16Dot), faster but not exact.
+bool Bf16ActivationsRequested();
+#if OXI_KERNELS_AVX512
+// The bf16 prefill GEMM on vdpbf16ps (matmul_bf16.cc); only where
+// HostHas(OXI_CPU_AVX512BF16) and Bf16ActivationsRequested().
+void GemmBf16Dot(const float* x, int64_t m, int64_t k, const uint8_t* w, int64_t row_bytes,
+                 int64_t n, float* y);
 #endif
 // Reference float matmul (the scalar and NEON builds).
 void DenseRef(const float* x, int64_t m, int64_t k, const uint8_t* w, oxi_dtype wt,
@@ -53,14 +73,15 @@ void DenseRef(const float* x, int64_t m, int64_t k, const uint8_t* w, oxi_dtype 
 // kernels read: natural int8, |q| and a block-pair interleaved copy (x86).
 struct QuantAct {
   int64_t m = 0, k = 0, nb = 0;
-  int64_t nbp = 0;           // row stride of d and nsum: nb rounded up to 8
-  int8_t* qs = nullptr;      // [m][k]
-  float* d = nullptr;        // [m][nbp] f16-rounded block scales, zero padded
-  float* nsum = nullptr;     // [m][nbp] -8 * sum of q per block (Q4_0's offset)
-  int8_t* aqs = nullptr;     // [m][k] |q| (x86, Q8_0 weights)
-  int8_t* pqs = nullptr;     // [m][k] pairs interleaved by half-block (x86, Q4_0)
-  int32_t* corr = nullptr;   // [m][nb/2][8]: -8*sum of q in lanes 0 and 4 (x86, Q4_0)
-  int32_t* icorr = nullptr;  // [m][nbp] -8 * sum of q per block (x86, Q4_0x8)
+  int64_t nbp = 0;              // row stride of d and nsum: nb rounded up to 8
+  int8_t* qs = nullptr;         // [m][k]
+  float* d = nullptr;           // [m][nbp] f16-rounded block scales, zero padded
+  float* nsum = nullptr;        // [m][nbp] -8 * sum of q per block (Q4_0's offset)
+  int8_t* aqs = nullptr;        // [m][k] |q| (x86, Q8_0 weights)
+  int8_t* pqs = nullptr;        // [m][k] pairs interleaved by half-block (x86, Q4_0)
+  int32_t* corr = nullptr;      // [m][nb/2][8]: -8*sum of q in lanes 0 and 4 (x86, Q4_0)
+  int32_t* icorr = nullptr;     // [m][nbp] -8 * sum of q per block (x86, Q4_0x8)
+  int32_t* icorr128 = nullptr;  // [m][nbp] -128 * sum of q per block (VNNI, Q8_0x8)
 };
 
 // In scratch slot kScratchAct of the calling thread.
@@ -90,6 +111,12 @@ void QuantDecodeX8(const QuantAct& a, const uint8_t* w, oxi_dtype wt, int64_t ro
                    float* y);
 void QuantGemmX8(const QuantAct& a, const uint8_t* w, oxi_dtype wt, int64_t row_bytes, int64_t n,
                  float* y);
+#endif
+#if OXI_KERNELS_AVX512
+// The integer prefill on _X8 weights with vpdpbusd (matmul_vnni.cc); only
+// where HostHas(OXI_CPU_AVX512VNNI). Needs a.icorr (Q4_0x8) or a.icorr128.
+void QuantGemmX8Vnni(const QuantAct& a, const uint8_t* w, oxi_dtype wt, int64_t row_bytes,
+                     int64_t n, float* y);
 #endif
 
 }  // namespace OXI_CPU_NS

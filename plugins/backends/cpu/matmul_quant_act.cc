@@ -23,7 +23,7 @@ QuantAct QuantizeActivations(const float* x, int64_t m, int64_t k, oxi_dtype wt)
   a.nbp = (a.nb + 7) / 8 * 8;
   size_t bytes = m * k + 2 * m * a.nbp * 4 + 3 * 64;
 #if OXI_KERNELS_X86
-  bytes += m * k + m * (a.nb / 2) * 32 + m * a.nbp * 4 + 3 * 64;
+  bytes += m * k + m * (a.nb / 2) * 32 + 2 * m * a.nbp * 4 + 4 * 64;
 #endif
   uint8_t* p = static_cast<uint8_t*>(Scratch(kScratchAct, bytes));
   auto take = [&p](size_t n) {
@@ -64,6 +64,13 @@ QuantAct QuantizeActivations(const float* x, int64_t m, int64_t k, oxi_dtype wt)
     a.icorr = reinterpret_cast<int32_t*>(take(m * a.nbp * 4));
     for (int64_t i = 0; i < m * a.nbp; ++i) a.icorr[i] = static_cast<int32_t>(a.nsum[i]);
   } else if (oxi_dtype_plain(wt) == OXI_DTYPE_Q8_0) {
+    if (wt == OXI_DTYPE_Q8_0_X8) {
+      // The VNNI kernels' correction for w + 128: -128 * sum(q) = 16 * nsum.
+      a.icorr128 = reinterpret_cast<int32_t*>(take(m * a.nbp * 4));
+      for (int64_t i = 0; i < m * a.nbp; ++i) {
+        a.icorr128[i] = 16 * static_cast<int32_t>(a.nsum[i]);
+      }
+    }
     a.aqs = reinterpret_cast<int8_t*>(take(m * k));
     for (int64_t i = 0; i < m * k; i += 32) {
       const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a.qs + i));

@@ -27,6 +27,10 @@ void SetHost(const oxi_host_services* host) {
   if (OXI_HAS_FIELD(host, oxi_host_services, parallel_for))
     g_host.parallel_for = host->parallel_for;
   if (OXI_HAS_FIELD(host, oxi_host_services, num_threads)) g_host.num_threads = host->num_threads;
+  // The kernels' feature tiers (VNNI, BF16) are chosen from it.
+  if (OXI_HAS_FIELD(host, oxi_host_services, cpu_features)) {
+    g_host.cpu_features = host->cpu_features;
+  }
   if (OXI_HAS_FIELD(host, oxi_host_services, aligned_free)) {
     // Both or neither: memory from one allocator is released by the same.
     if (host->aligned_alloc != nullptr && host->aligned_free != nullptr) {

@@ -17,6 +17,16 @@
 #define OXI_KERNELS_X86 0
 #endif
 
+// The cpu-avx512 build (x86-64-v4): 512-bit kernels. Its VNNI / BF16 kernels
+// are compiled under `#pragma GCC target` in their own files and run only
+// after the host's CPU features were checked (matmul_kernels.h, HostHas).
+#if OXI_KERNELS_X86 && defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__) && \
+    defined(__AVX512DQ__)
+#define OXI_KERNELS_AVX512 1
+#else
+#define OXI_KERNELS_AVX512 0
+#endif
+
 #ifndef OXI_CPU_NS
 #error "OXI_CPU_NS must name the variant (scalar, avx2, avx512, neon)"
 #endif
