@@ -4,11 +4,15 @@
 //                [bf16|q8_0|q4_0]
 //   gemma4_bench <liboxinfer_gemma4.so> <backend spec> <model dir> audio:SECONDS [rounds]
 //                [bf16|q8_0|q4_0]
+//   gemma4_bench <liboxinfer_gemma4.so> <backend spec> <model dir> image:WxH[:BUDGET] [rounds]
+//                [bf16|q8_0|q4_0]
 // Feeds random token ids as one sequence: a prefill (logits of the last
 // position), then greedy decode steps; prints tokens per second and the time
 // spent in backend operations per op kind. With audio:SECONDS it encodes a
 // clip of that length (encode_media: features, the audio tower, the embedder)
-// `rounds` times (default 3) and prints each time and the median.
+// `rounds` times (default 3) and prints each time and the median; image:WxH
+// likewise encodes a W x H RGB image (preprocessing, the vision tower, the
+// embedder) at the soft-token budget BUDGET (default: the model's).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -43,6 +47,20 @@ int32_t TimedExecute(void* self, const oxi_op* const* ops, int64_t n, char* erro
   return rc;
 }
 
+// Peak resident memory of this process so far, in MiB (VmHWM).
+double PeakRssMib() {
+  std::ifstream f("/proc/self/status");
+  std::string key;
+  double kib = 0;
+  while (f >> key) {
+    if (key == "VmHWM:") {
+      f >> kib;
+      break;
+    }
+  }
+  return kib / 1024;
+}
+
 std::string LoadAverage() {
   std::ifstream f("/proc/loadavg");
   std::string a, b, c;
@@ -62,8 +80,10 @@ int main(int argc, char** argv) {
   }
   const std::string mode = argc > 4 ? argv[4] : "";
   const bool audio = mode.rfind("audio:", 0) == 0;
-  const int n_prompt = argc > 4 && !audio ? std::atoi(argv[4]) : 128;
-  const int n_new = argc > 5 ? std::atoi(argv[5]) : (audio ? 3 : 32);
+  const bool image = mode.rfind("image:", 0) == 0;
+  const bool media = audio || image;
+  const int n_prompt = argc > 4 && !media ? std::atoi(argv[4]) : 128;
+  const int n_new = argc > 5 ? std::atoi(argv[5]) : (media ? 3 : 32);
   const std::string weights = argc > 6 ? argv[6] : "bf16";  // bf16: as stored
   // OXINFER_THREADS=N: the host's pool size (default: every CPU).
   if (const char* t = std::getenv("OXINFER_THREADS"); t != nullptr && std::atoi(t) > 0) {
@@ -106,20 +126,45 @@ int main(int argc, char** argv) {
   info.struct_size = sizeof info;
   mi->info(m, &info);
   const int vocab = info.vocab_size;
-  if (audio) {
-    const double seconds = std::atof(mode.c_str() + 6);
-    std::vector<float> clip(static_cast<size_t>(seconds * 16000));
-    std::mt19937 noise(2);
-    for (size_t i = 0; i < clip.size(); ++i) {
-      clip[i] = 0.3f * std::sin(0.05f * static_cast<float>(i)) +
-                0.1f * (static_cast<float>(noise() % 2001) / 1000.0f - 1.0f);
-    }
+  if (media) {
     oxi_media_input in = {};
     in.struct_size = sizeof in;
-    in.kind = OXI_MEDIA_AUDIO;
-    in.samples = clip.data();
-    in.n_samples = static_cast<int64_t>(clip.size());
-    in.sample_rate = 16000;
+    std::vector<float> clip;
+    std::vector<uint8_t> pixels;
+    std::string what;
+    std::mt19937 noise(2);
+    if (audio) {
+      const double seconds = std::atof(mode.c_str() + 6);
+      clip.resize(static_cast<size_t>(seconds * 16000));
+      for (size_t i = 0; i < clip.size(); ++i) {
+        clip[i] = 0.3f * std::sin(0.05f * static_cast<float>(i)) +
+                  0.1f * (static_cast<float>(noise() % 2001) / 1000.0f - 1.0f);
+      }
+      in.kind = OXI_MEDIA_AUDIO;
+      in.samples = clip.data();
+      in.n_samples = static_cast<int64_t>(clip.size());
+      in.sample_rate = 16000;
+      char text[64];
+      std::snprintf(text, sizeof text, "%.1f s of audio", seconds);
+      what = text;
+    } else {
+      int w = 0, h = 0, budget = 0;
+      if (std::sscanf(mode.c_str() + 6, "%dx%d:%d", &w, &h, &budget) < 2 || w <= 0 || h <= 0) {
+        std::fprintf(stderr, "image:WxH[:BUDGET], e.g. image:640x480:280\n");
+        return 2;
+      }
+      pixels.resize(static_cast<size_t>(w) * h * 3);
+      for (uint8_t& px : pixels) px = static_cast<uint8_t>(noise());
+      in.kind = OXI_MEDIA_IMAGE;
+      in.image.struct_size = sizeof in.image;
+      in.image.width = w;
+      in.image.height = h;
+      in.image.channels = 3;
+      in.image.pixels = pixels.data();
+      in.max_soft_tokens = budget;
+      what = std::to_string(w) + "x" + std::to_string(h) + " image (budget " +
+             (budget > 0 ? std::to_string(budget) : std::string("default")) + ")";
+    }
     std::vector<double> times;
     int64_t n_tokens = 0;
     for (int r = 0; r < std::max(n_new, 1); ++r) {
@@ -141,11 +186,11 @@ int main(int argc, char** argv) {
     }
     std::sort(times.begin(), times.end());
     std::printf(
-        "\nopen %.2f s, %.1f s of audio -> %lld tokens: median %.3f s over %zu rounds (%d "
-        "threads, %s weights, load average %s before, %s after)\n",
-        t_open, seconds, static_cast<long long>(n_tokens), times[times.size() / 2], times.size(),
-        oxinfer::HostServices()->num_threads(), weights.c_str(), load_before.c_str(),
-        LoadAverage().c_str());
+        "\nopen %.2f s, %s -> %lld tokens: median %.3f s over %zu rounds (%d "
+        "threads, %s weights, peak RSS %.0f MiB, load average %s before, %s after)\n",
+        t_open, what.c_str(), static_cast<long long>(n_tokens), times[times.size() / 2],
+        times.size(), oxinfer::HostServices()->num_threads(), weights.c_str(), PeakRssMib(),
+        load_before.c_str(), LoadAverage().c_str());
     mi->close(m);
     return 0;
   }
