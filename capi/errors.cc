@@ -51,7 +51,7 @@ std::string LibraryDir() {
 
 extern "C" {
 
-const char* oxinfer_version(void) { return "1.0.0"; }
+const char* oxinfer_version(void) { return "1.1.0"; }
 
 uint32_t oxinfer_api_version(void) {
   return (uint32_t{OXINFER_API_VERSION_MAJOR} << 16) | OXINFER_API_VERSION_MINOR;

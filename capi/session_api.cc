@@ -99,6 +99,16 @@ absl::StatusOr<Generation> GenerationOf(const oxinfer_session* s,
         "oxinfer_generate_options.struct_size too small (call oxinfer_generate_options_init)");
   }
   g.options.max_tokens = o->max_tokens;
+  // Fields after n_stop_strings exist only when the caller's struct has them.
+  if (o->struct_size >= offsetof(oxinfer_generate_options, max_soft_tokens) +
+                            sizeof(o->max_soft_tokens)) {
+    if (o->max_soft_tokens < 0) {
+      return absl::InvalidArgumentError(absl::StrCat("options.max_soft_tokens is ",
+                                                     o->max_soft_tokens,
+                                                     ": expected 0 (the model's default) or a budget"));
+    }
+    g.chat.max_soft_tokens = o->max_soft_tokens;
+  }
   g.chat.add_generation_prompt = o->add_generation_prompt != 0;
   g.chat.template_kwargs.object().Set("enable_thinking", chat::Value(o->enable_thinking != 0));
   if (o->n_stop_strings > 0 && o->stop_strings == nullptr) {

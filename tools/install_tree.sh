@@ -4,7 +4,7 @@
 # runfiles). Everything is copied, never linked back, so the tree works with
 # the checkout and the build tree gone:
 #   PREFIX/include/oxinfer/oxinfer.h
-#   PREFIX/lib/liboxinfer.so.1.0.0, liboxinfer.so.1, liboxinfer.so
+#   PREFIX/lib/liboxinfer.so.1.1.0, liboxinfer.so.1, liboxinfer.so
 #   PREFIX/lib/oxinfer/plugins/*.so
 #   PREFIX/lib/pkgconfig/oxinfer.pc
 #   PREFIX/share/oxinfer/default_model/
@@ -13,7 +13,7 @@
 set -euo pipefail
 [ $# -eq 5 ] || { echo "usage: $0 PREFIX LIBRARY HEADER DIST_DIR PC_TEMPLATE" >&2; exit 2; }
 prefix=$1; library=$2; header=$3; dist=$4; pc_template=$5
-version=1.0.0
+version=1.1.0
 mkdir -p "$prefix" && prefix=$(cd "$prefix" && pwd)
 for f in "$library" "$header" "$dist/bin/oxinfer" "$pc_template"; do
   [ -f "$f" ] || { echo "install: missing $f (build first: tools/install.sh)" >&2; exit 1; }

@@ -56,7 +56,7 @@ extern "C" {
 #endif
 
 #define OXINFER_API_VERSION_MAJOR 1
-#define OXINFER_API_VERSION_MINOR 0
+#define OXINFER_API_VERSION_MINOR 1
 
 /* Status codes: the numbers of absl::StatusCode (and of gRPC). */
 typedef enum oxinfer_status {
@@ -78,7 +78,7 @@ typedef enum oxinfer_status {
   OXINFER_DATA_LOSS = 15
 } oxinfer_status;
 
-/* "1.0.0": the library's version; its major is OXINFER_API_VERSION_MAJOR. */
+/* "1.1.0": the library's version; its major is OXINFER_API_VERSION_MAJOR. */
 const char* oxinfer_version(void);
 /* (major << 16) | minor of the library loaded, to compare with the header's. */
 uint32_t oxinfer_api_version(void);
@@ -236,6 +236,10 @@ typedef struct oxinfer_generate_options {
   int32_t add_generation_prompt; /* default 1 */
   const char* const* stop_strings;
   size_t n_stop_strings;
+  /* Since 1.1. Soft tokens per image at most (Gemma 4: 70, 140, 280, 560 or
+   * 1120); 0: the model's default (its processor_config.json). Another value
+   * is refused by the model when an image is encoded, naming it. */
+  int32_t max_soft_tokens;
 } oxinfer_generate_options;
 
 void oxinfer_generate_options_init(oxinfer_generate_options* options);
