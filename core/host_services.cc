@@ -1,9 +1,12 @@
 #include "core/host_services.h"
 
+#include <sys/mman.h>
+
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 #include "core/cpu_features.h"
 #include "core/host/files.h"
@@ -34,8 +37,31 @@ int32_t HostNumThreads() { return ThreadPool::Global().num_threads(); }
 
 uint64_t HostCpuFeatures() { return CpuFeatures(); }
 
+// Large buffers (weights converted at load, KV caches, activations) are
+// aligned to 2 MiB and asked to be backed by transparent huge pages: a decode
+// step streams every weight once, and with 4 KiB pages the TLB misses cost a
+// quarter of the read bandwidth (docs/performance.md). OXINFER_HUGE_PAGES=0
+// turns it off, to measure the difference.
+constexpr size_t kHugePage = size_t{2} << 20;
+constexpr size_t kHugePageMinBytes = size_t{4} << 20;
+
+bool HugePagesWanted() {
+  static const bool wanted = [] {
+    const char* v = std::getenv("OXINFER_HUGE_PAGES");
+    return v == nullptr || std::strcmp(v, "0") != 0;
+  }();
+  return wanted;
+}
+
 void* HostAlignedAlloc(size_t size) {
-  if (size > SIZE_MAX - 63) return nullptr;
+  if (size > SIZE_MAX - kHugePage) return nullptr;
+  if (size >= kHugePageMinBytes && HugePagesWanted()) {
+    const size_t rounded = (size + kHugePage - 1) / kHugePage * kHugePage;
+    void* p = std::aligned_alloc(kHugePage, rounded);
+    // Advice only: without THP (or with it set to "never") the pages stay small.
+    if (p != nullptr) (void)madvise(p, rounded, MADV_HUGEPAGE);
+    return p;
+  }
   const size_t rounded = (size + 63) / 64 * 64;
   return std::aligned_alloc(64, rounded == 0 ? 64 : rounded);
 }
