@@ -139,11 +139,10 @@ struct QuantStats {
 class Compute {
  public:
   Compute() = default;
+  // log_name: the plugin name LoadWeight's log lines carry.
   explicit Compute(const oxi_backend_iface* backend, const char* log_name = "model")
       : be_(backend), log_name_(log_name) {}
 
-  // The plugin name LoadWeight's log lines carry.
-  void SetLogName(const char* name) { log_name_ = name; }
   const QuantStats& quant_stats() const { return *quant_stats_; }
   // "quantised N matrices to Q8_0, M kept as stored (...)" after a load that
   // asked for a block type; empty otherwise.
