@@ -25,6 +25,11 @@ cmp -s a.png c.png && fail "different seed, same image"
 run --model "$sd2" -p "a lighthouse" --sampler euler --steps 2 --guidance 3 -o d.png 2>/dev/null
 [ "$(png_size d.png)" = "64x64" ] || fail "sd2 size"
 
+# Any multiple of 8, as diffusers takes them (odd latent sides: 9x5).
+run --model "$sd1" -p "a lighthouse" --steps 2 --size 72x40 -o f.png 2>/dev/null || fail "--size 72x40"
+[ "$(png_size f.png)" = "72x40" ] || fail "72x40 size $(png_size f.png)"
+if err=$(run --model "$sd1" -p "x" --size 60x64 -o e.png 2>&1); then fail "60x64 accepted"; fi
+grep -q 'must be multiples of 8 up to 2048' <<<"$err" || fail "60x64 message: $err"
 if err=$(run --model "$sd1" -p "x" --size 12by12 -o e.png 2>&1); then fail "bad --size accepted"; fi
 grep -q 'expected WIDTHxHEIGHT' <<<"$err" || fail "bad --size message: $err"
 if err=$(run --model "$sd1" -p "x" -o e.bmpx 2>&1); then fail "unknown format accepted"; fi

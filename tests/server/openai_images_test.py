@@ -45,6 +45,9 @@ class ImagesTest(unittest.TestCase):
         self.assertEqual(base64.b64decode(again.data[0].b64_json), a)
         wide = self.generate(n=1, size="96x64")
         self.assertEqual(png_size(base64.b64decode(wide.data[0].b64_json)), (96, 64))
+        # Multiples of 8 that are not of 64, as diffusers takes them.
+        odd = self.generate(n=1, size="72x40")
+        self.assertEqual(png_size(base64.b64decode(odd.data[0].b64_json)), (72, 40))
 
     def test_bad_requests(self):
         for kw, param in [(dict(n=0), "n"), (dict(n=11), "n"), (dict(size="big"), "size"),

@@ -76,6 +76,9 @@ sdk::StatusOr<std::unique_ptr<Gemma4Model>> Gemma4Model::Open(const sdk::OpenPar
   m->decoder_ = std::make_unique<Decoder>(m->cfg_, m->weights_, m->cx_, m->store_.get());
   OXI_RETURN_IF_ERROR(m->OpenVision(p, text));
   OXI_RETURN_IF_ERROR(m->OpenAudio(p, text));
+  if (const std::string q = m->cx_.QuantSummary(p.weight_dtype); !q.empty()) {
+    sdk::Log(p.host, OXI_LOG_INFO, "gemma4", q);
+  }
   sdk::Log(
       p.host, OXI_LOG_INFO, "gemma4",
       sdk::StrCat("opened ", p.model_dir, ": ", m->cfg_.num_layers, " layers, hidden ",

@@ -50,7 +50,7 @@ class Gemma4Model {
   sdk::StatusOr<sdk::MediaOutput> EncodeMedia(const sdk::MediaInput& in);
 
  private:
-  explicit Gemma4Model(const oxi_backend_iface* backend) : cx_(backend) {}
+  explicit Gemma4Model(const oxi_backend_iface* backend) : cx_(backend, "gemma4") {}
   sdk::Status CheckEntry(const sdk::BatchEntry& e, int index) const;
   // The entries' positions, step by step.
   sdk::Status Run(const std::vector<sdk::BatchEntry>& batch);

@@ -41,7 +41,7 @@ int32_t Qwen35Model::Probe(const sdk::ProbeInput& in, std::string* reason) {
 }
 
 Qwen35Model::Qwen35Model(const Qwen35Config& config, const sdk::OpenParams& params)
-    : config_(config), cx_(params.backend), scratch_(&cx_) {}
+    : config_(config), cx_(params.backend, "qwen35"), scratch_(&cx_) {}
 
 sdk::StatusOr<std::unique_ptr<Qwen35Model>> Qwen35Model::Open(const sdk::OpenParams& p) {
   if (p.backend == nullptr) return sdk::FailedPreconditionError("open: no backend");
@@ -69,6 +69,9 @@ sdk::StatusOr<std::unique_ptr<Qwen35Model>> Qwen35Model::Open(const sdk::OpenPar
   m->prefill_chunk_ = p.prefill_chunk > 0 ? p.prefill_chunk : kDefaultPrefillChunk;
   m->max_sequences_ = std::max(p.max_sequences, 1);
   OXI_ASSIGN_OR_RETURN(m->weights_, LoadQwen35Weights(m->cx_, config, p));
+  if (const std::string q = m->cx_.QuantSummary(p.weight_dtype); !q.empty()) {
+    sdk::Log(sdk::Host(), OXI_LOG_INFO, "qwen35", q);
+  }
   int64_t n_deltanet = 0, n_attention = 0;
   for (LayerType t : config.layer_types) {
     m->type_index_.push_back(t == LayerType::kLinearAttention ? n_deltanet++ : n_attention++);

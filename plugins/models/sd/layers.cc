@@ -153,6 +153,26 @@ sdk::StatusOr<Act> Net::Upsample2x(const Act& x) const {
   return y;
 }
 
+sdk::StatusOr<Act> Net::UpsampleNearestTo(const Act& x, int64_t out_h, int64_t out_w) const {
+  const auto fits = [](int64_t in, int64_t out) { return out == 2 * in || out == 2 * in - 1; };
+  if (!fits(x.h, out_h) || !fits(x.w, out_w)) {
+    return sdk::InvalidArgumentError(sdk::StrCat("nearest upsampling of ", Shape(x), " to ", out_h,
+                                                 "x", out_w, ": only to 2n or 2n - 1 per side"));
+  }
+  OXI_ASSIGN_OR_RETURN(Act up, Upsample2x(x));
+  if (out_h == up.h && out_w == up.w) return up;
+  // For out = 2n - 1, floor(dst * n / (2n - 1)) = floor(dst / 2) for every
+  // dst < 2n - 1 (the excess dst / (4n - 2) stays below 1/2), so it is the 2x
+  // upsampling without its last row or column: one strided copy per image.
+  OXI_ASSIGN_OR_RETURN(Act y, New(x.n, out_h, out_w, x.c));
+  for (int64_t b = 0; b < x.n; ++b) {
+    const sdk::Tensor src =
+        up.Image(b).Reshape(up.h, up.w * up.c).Rows(0, out_h).Cols(0, out_w * up.c);
+    OXI_RETURN_IF_ERROR(cx_->Copy(src, y.Image(b).Reshape(out_h, out_w * y.c)));
+  }
+  return y;
+}
+
 sdk::StatusOr<Act> Net::Concat(const Act& a, const Act& b) const {
   if (a.n != b.n || a.h != b.h || a.w != b.w) {
     return sdk::InvalidArgumentError(sdk::StrCat("concatenating ", Shape(a), " and ", Shape(b)));

@@ -72,6 +72,10 @@ class Net {
   sdk::Status AddPerImage(Act* a, const Act& rows) const;
   // Nearest-neighbour 2x upsampling of each image.
   sdk::StatusOr<Act> Upsample2x(const Act& x) const;
+  // torch's nearest interpolation of each image to out_h x out_w (src =
+  // floor(dst * in / out)), for out sizes of 2 in or 2 in - 1 per side: what a
+  // UNet's upsampler does when a side was odd before a stride-2 convolution.
+  sdk::StatusOr<Act> UpsampleNearestTo(const Act& x, int64_t out_h, int64_t out_w) const;
   // Channels of a followed by channels of b, per pixel.
   sdk::StatusOr<Act> Concat(const Act& a, const Act& b) const;
 

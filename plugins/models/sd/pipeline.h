@@ -89,8 +89,10 @@ class Pipeline {
   float default_guidance() const { return turbo_ ? 0.f : 7.5f; }
   Sampler default_sampler() const { return turbo_ ? Sampler::kEuler : Sampler::kEulerAncestral; }
   int native_size() const { return static_cast<int>(unet_.sample_size() * vae_.upscale()); }
-  // Width and height must be multiples of this.
-  int size_multiple() const { return static_cast<int>(vae_.upscale() * unet_.downscale()); }
+  // Width and height must be multiples of this: the VAE's factor. The UNet
+  // takes any latent size, as diffusers' does (odd sides round up through its
+  // stride-2 convolutions and come back to size through its upsamplers).
+  int size_multiple() const { return static_cast<int>(vae_.upscale()); }
 
  private:
   explicit Pipeline(const oxi_backend_iface* backend) : cx_(backend), pool_(&cx_) {}

@@ -40,6 +40,11 @@ sdk::StatusOr<std::unique_ptr<SdModel>> SdModel::Open(const sdk::OpenParams& p) 
       (w == OXI_DTYPE_F32 || w == OXI_DTYPE_F16 || w == OXI_DTYPE_BF16) ? w : OXI_DTYPE_INVALID;
   OXI_ASSIGN_OR_RETURN(std::unique_ptr<Pipeline> pipeline,
                        Pipeline::Load(p.model_dir, p.backend, matrix_dtype, p.use_mmap, progress));
+  if (oxi_dtype_block_elems(w) > 1) {
+    sdk::Log(sdk::Host(), OXI_LOG_INFO, "sd",
+             sdk::StrCat("quantised 0 matrices to ", oxi_dtype_name(w),
+                         ": Stable Diffusion keeps every matrix as stored"));
+  }
   return std::unique_ptr<SdModel>(new SdModel(std::move(pipeline)));
 }
 

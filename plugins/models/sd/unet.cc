@@ -149,10 +149,6 @@ sdk::StatusOr<Act> UNet::Forward(const Net& net, const Act& sample, float timest
                                                  " contexts of width ", ctx.c, "; the model takes ",
                                                  in_ch_, " channels and width ", cross_dim_));
   }
-  if (sample.h % downscale() != 0 || sample.w % downscale() != 0) {
-    return sdk::InvalidArgumentError(sdk::StrCat("unet: latent size ", sample.h, "x", sample.w,
-                                                 " is not a multiple of ", downscale()));
-  }
   OXI_ASSIGN_OR_RETURN(Act temb, TimeEmbedding(net, sample.n, timestep));
   // Every layer's output is a skip; the next layer reads it from there.
   std::vector<Act> skips;
@@ -189,7 +185,11 @@ sdk::StatusOr<Act> UNet::Forward(const Net& net, const Act& sample, float timest
       }
     }
     if (b.has_sampler) {
-      OXI_ASSIGN_OR_RETURN(Act up, net.Upsample2x(h));
+      // To the size of the skip the next block reads (diffusers'
+      // upsample_size): a side that was odd before a stride-2 convolution
+      // comes back odd.
+      if (skips.empty()) return sdk::InternalError("unet: no skip after an upsampling block");
+      OXI_ASSIGN_OR_RETURN(Act up, net.UpsampleNearestTo(h, skips.back().h, skips.back().w));
       OXI_ASSIGN_OR_RETURN(h, net.Convolve(up, b.sampler));
     }
   }

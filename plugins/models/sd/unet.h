@@ -33,7 +33,6 @@ class UNet {
   int64_t in_channels() const { return in_ch_; }
   int64_t cross_dim() const { return cross_dim_; }
   int64_t sample_size() const { return sample_size_; }
-  int64_t downscale() const { return int64_t{1} << (down_.size() - 1); }
 
  private:
   struct Block {

@@ -220,7 +220,7 @@ void StagesTest::RunWholePipeline(Pipeline& p, double min_psnr, bool exact) {
 
 INSTANTIATE_TEST_SUITE_P(Runs, StagesTest,
                          ::testing::Values("sd1_euler", "sd1_euler_a", "sd2_euler", "sd2_euler_a",
-                                           "sd2_turbo"));
+                                           "sd2_turbo", "sd1_euler_72x40", "sd2_euler_a_40x56"));
 
 TEST(PipelineTest, SeededNoiseIsReproducible) {
   Pipeline& p = GetPipeline("sd2");
@@ -249,7 +249,7 @@ TEST(PipelineTest, RejectsBadRequests) {
   gp.height = 64;
   auto r = p.Generate(gp);
   EXPECT_EQ(r.status().code(), OXI_INVALID_ARGUMENT);
-  EXPECT_NE(r.status().message().find("must be multiples of"), std::string::npos)
+  EXPECT_NE(r.status().message().find("must be multiples of 8 up to 2048"), std::string::npos)
       << r.status().message();
   gp.width = 64;
   gp.steps = 5000;

@@ -14,17 +14,23 @@ prompt and initial noise, recording every stage into
   tests/models/sd/testdata/<run>.json            the run's settings
 plus tokenizer cases (tokenizer_cases.json).
 
-Runs (all 64x64 images, 8x8 latents):
+Runs (64x64 images, 8x8 latents, unless named with a size):
   sd1_euler    sd1, Euler, timestep_spacing leading, 3 steps, guidance 7.5
   sd1_euler_a  sd1, Euler-ancestral, leading, 3 steps, guidance 7.5
   sd2_euler_a  sd2, Euler-ancestral, linspace, 3 steps, guidance 5.0
   sd2_euler    sd2, Euler, linspace, 3 steps, guidance 5.0
   sd2_turbo    sd2 weights, Euler, trailing, 1 step, no guidance (SD-Turbo style)
+  sd1_euler_72x40    sd1_euler's settings at 72x40 (9x5 latents)
+  sd2_euler_a_40x56  sd2_euler_a's settings at 40x56 (5x7 latents)
+The last two are multiples of 8 but not of 64: odd latent sides, which the
+UNet's stride-2 convolutions round up (9 -> 5 -> 3) and its upsamplers bring
+back to the skip's size (diffusers' upsample_size).
 
 Tensors of a run (float32 unless noted; B = 2 with guidance, negative first):
   tokens_pos, tokens_neg  int32 [77]
   emb_pos, emb_neg        [1, 77, D] CLIP last_hidden_state (after final LN)
-  noise                   [1, 4, 8, 8] initial noise (before * init_noise_sigma)
+  noise                   [1, 4, 8, 8] initial noise (before * init_noise_sigma);
+                          every [.., 8, 8] is [.., height / 8, width / 8]
   sigmas [S+1], timesteps [S]
   step{i}.unet_in         [B, 4, 8, 8] the scaled model input
   step{i}.unet_out        [B, 4, 8, 8] raw UNet output
@@ -35,7 +41,8 @@ Tensors of a run (float32 unless noted; B = 2 with guidance, negative first):
   image_f32               [1, 3, 64, 64] VAE decoder output in [-1, 1]-ish
   image_u8                uint8 [64, 64, 3] the pipeline's final image
 
-Usage: python3 tools/reference/sd/make_fixtures.py [--out tests/models/sd/testdata]
+Usage: python3 tools/reference/sd/make_fixtures.py [--out tests/models/sd/testdata] [--sizes-only]
+(--sizes-only: only the runs named with a size, on the committed folders.)
 Needs torch, diffusers and transformers; CI does not run it.
 """
 import argparse
@@ -215,7 +222,7 @@ def build_folder(out, flavour, seed):
     return folder
 
 
-def run(out, name, folder, sampler, spacing, steps, guidance, noise_seed):
+def run(out, name, folder, sampler, spacing, steps, guidance, noise_seed, width=64, height=64):
     pipe = StableDiffusionPipeline.from_pretrained(folder, torch_dtype=torch.float32,
                                                    safety_checker=None,
                                                    requires_safety_checker=False)
@@ -232,7 +239,7 @@ def run(out, name, folder, sampler, spacing, steps, guidance, noise_seed):
         rec[f"tokens_{key}"] = ids[0].to(torch.int32)
         with torch.no_grad():
             rec[f"emb_{key}"] = pipe.text_encoder(ids)[0]
-    noise = torch.randn((1, 4, 8, 8), generator=torch.Generator().manual_seed(noise_seed))
+    noise = torch.randn((1, 4, height // 8, width // 8), generator=torch.Generator().manual_seed(noise_seed))
     rec["noise"] = noise
 
     unet_calls = []
@@ -271,7 +278,7 @@ def run(out, name, folder, sampler, spacing, steps, guidance, noise_seed):
     pipe.vae.decode = vae_decode
     with torch.no_grad():
         result = pipe(prompt=PROMPT, negative_prompt=NEGATIVE if guidance > 1 else None,
-                      num_inference_steps=steps, guidance_scale=guidance, height=64, width=64,
+                      num_inference_steps=steps, guidance_scale=guidance, height=height, width=width,
                       latents=noise.clone(), generator=torch.Generator().manual_seed(noise_seed + 1),
                       output_type="np", callback_on_step_end=on_step_end)
     euler_a_module.randn_tensor = orig_randn
@@ -303,8 +310,8 @@ def run(out, name, folder, sampler, spacing, steps, guidance, noise_seed):
     meta = {
         "model": os.path.basename(folder), "prompt": PROMPT,
         "negative_prompt": NEGATIVE if guidance > 1 else "", "sampler": sampler,
-        "timestep_spacing": spacing, "steps": steps, "guidance": guidance, "width": 64,
-        "height": 64, "init_noise_sigma": float(sched.init_noise_sigma),
+        "timestep_spacing": spacing, "steps": steps, "guidance": guidance, "width": width,
+        "height": height, "init_noise_sigma": float(sched.init_noise_sigma),
         "prediction_type": sched.config.prediction_type,
         "scaling_factor": pipe.vae.config.scaling_factor,
         "diffusers_version": diffusers.__version__, "torch_version": torch.__version__,
@@ -325,14 +332,25 @@ def tokenizer_cases(out, folder):
         f.write("\n")
 
 
+def sized_runs(out, sd1, sd2):
+    run(out, "sd1_euler_72x40", sd1, "euler", "leading", 3, 7.5, noise_seed=15, width=72,
+        height=40)
+    run(out, "sd2_euler_a_40x56", sd2, "euler_a", "linspace", 3, 5.0, noise_seed=16, width=40,
+        height=56)
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     default_out = os.path.join(here, "..", "..", "..", "tests", "models", "sd", "testdata")
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=os.path.normpath(default_out))
+    ap.add_argument("--sizes-only", action="store_true")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     torch.manual_seed(0)
+    if args.sizes_only:
+        sized_runs(args.out, os.path.join(args.out, "sd1"), os.path.join(args.out, "sd2"))
+        return
     sd1 = build_folder(args.out, "sd1", seed=1)
     sd2 = build_folder(args.out, "sd2", seed=2)
     tokenizer_cases(args.out, sd1)
@@ -342,6 +360,7 @@ def main():
     run(args.out, "sd2_euler_a", sd2, "euler_a", "linspace", 3, 5.0, noise_seed=12)
     run(args.out, "sd2_euler", sd2, "euler", "linspace", 3, 5.0, noise_seed=13)
     run(args.out, "sd2_turbo", sd2, "euler", "trailing", 1, 0.0, noise_seed=14)
+    sized_runs(args.out, sd1, sd2)
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -128,10 +129,32 @@ struct OwnedTensor {
   const Tensor* operator->() const { return &t; }
 };
 
+// What LoadWeight did with the matrices asked for in a block type (Q8_0 /
+// Q4_0): shared by the copies of one Compute, so a model sees its whole load.
+struct QuantStats {
+  int64_t quantised = 0;  // held as asked
+  int64_t kept = 0;       // kept as stored: the width does not fit the blocks
+};
+
 class Compute {
  public:
   Compute() = default;
-  explicit Compute(const oxi_backend_iface* backend) : be_(backend) {}
+  // log_name: the plugin name LoadWeight's log lines carry.
+  explicit Compute(const oxi_backend_iface* backend, const char* log_name = "model")
+      : be_(backend), log_name_(log_name) {}
+
+  const QuantStats& quant_stats() const { return *quant_stats_; }
+  // "quantised N matrices to Q8_0, M kept as stored (...)" after a load that
+  // asked for a block type; empty otherwise.
+  std::string QuantSummary(oxi_dtype want) const {
+    if (oxi_dtype_block_elems(want) <= 1) return std::string();
+    std::string s = StrCat("quantised ", quant_stats_->quantised, " matrices to ",
+                           oxi_dtype_name(want), ", ", quant_stats_->kept, " kept as stored");
+    if (quant_stats_->kept > 0) {
+      s += StrCat(" (their width is not a multiple of ", oxi_dtype_block_elems(want), ")");
+    }
+    return s;
+  }
 
   const oxi_backend_iface* backend() const { return be_; }
   std::string device() const {
@@ -252,8 +275,16 @@ class Compute {
     if (want == OXI_DTYPE_INVALID) want = stored;
     if (oxi_dtype_block_elems(want) > 1) {
       if (oxi_dtype_row_bytes(want, cols) < 0) {
-        want = stored;  // the row length does not fit the blocks: keep as stored
+        // The row length does not fit the blocks: keep as stored, and say so
+        // (a user asking for --quant would otherwise not know).
+        ++quant_stats_->kept;
+        Log(Host(), OXI_LOG_INFO, log_name_,
+            StrCat(t->name, " [", rows, " x ", cols, "] kept as ", oxi_dtype_name(stored), ", not ",
+                   oxi_dtype_name(want), ": its width ", cols, " is not a multiple of ",
+                   oxi_dtype_block_elems(want)));
+        want = stored;
       } else {
+        ++quant_stats_->quantised;
         const oxi_dtype layout = PreferredWeightDtype(want, rows, cols);
         if (!oxi_dtype_is_x8(layout) || rows % OXI_X8_ROWS == 0) want = layout;
       }
@@ -474,6 +505,8 @@ class Compute {
 
  private:
   const oxi_backend_iface* be_ = nullptr;
+  const char* log_name_ = "model";
+  std::shared_ptr<QuantStats> quant_stats_ = std::make_shared<QuantStats>();
 };
 
 // Activations of one forward: views carved out of a few large buffers, all
