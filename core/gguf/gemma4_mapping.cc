@@ -9,7 +9,9 @@
 //   - full layers' head_dim / KV heads became key_length / head_count_kv
 //     entries, sliding ones the _swa keys; the double-wide MLP of KV-shared
 //     layers a per-layer feed_forward_length; attention_k_eq_v is not
-//     recorded (full layers without attn_v).
+//     recorded (full layers without attn_v);
+//   - quantised embedding tables (Q8_0 files): served as float32, the only
+//     tables the plugin looks rows up in.
 #include <cmath>
 #include <string>
 #include <vector>
@@ -271,6 +273,16 @@ absl::Status MapGemma4(GgufMapping& m, GgufCheckpoint* out) {
     if (hf.empty()) {
       return absl::InvalidArgumentError(absl::StrCat(
           m.source(), ": tensor '", info.name, "' is not one of llama.cpp's gemma4 text tensors"));
+    }
+    const bool table = info.name == "token_embd.weight" || info.name == "per_layer_token_embd.weight";
+    if (table && info.type != TensorType::kF32 && info.type != TensorType::kF16 &&
+        info.type != TensorType::kBF16) {
+      // The plugin looks rows up in float tables only (its --quant keeps them
+      // as stored); llama.cpp's Q8_0 file quantises them too.
+      absl::StatusOr<std::vector<float>> v = m.Floats(info);
+      if (!v.ok()) return v.status();
+      if (absl::Status s = m.Floats(hf, HfShape(info), *std::move(v)); !s.ok()) return s;
+      continue;
     }
     if (absl::Status s = m.AsIs(info, hf, HfShape(info)); !s.ok()) return s;
   }

@@ -1,6 +1,7 @@
 #include "core/gguf/gguf_tokenizer.h"
 
 #include <algorithm>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -149,6 +150,14 @@ absl::Status Gemma4Tokenizer(GgufMapping& m, GgufCheckpoint* out,
                         absl::StrCat("token ", i, " repeats '", tokens[i], "'"));
     }
     vocab[tokens[i]] = i;
+    // The converter retypes Gemma 4's channel / tool markers USER_DEFINED so
+    // that llama.cpp renders them; they are special tokens in the checkpoint.
+    static const char* const kRetyped[] = {"<|channel>",       "<channel|>",       "<|tool_call>",
+                                           "<tool_call|>",     "<|tool_response>", "<tool_response|>",
+                                           "<|\"|>"};
+    const bool retyped =
+        types[i] == kUserDefined &&
+        std::find(std::begin(kRetyped), std::end(kRetyped), tokens[i]) != std::end(kRetyped);
     if (types[i] == kControl || types[i] == kUserDefined) {
       added.push_back({{"id", i},
                        {"content", tokens[i]},
@@ -156,7 +165,7 @@ absl::Status Gemma4Tokenizer(GgufMapping& m, GgufCheckpoint* out,
                        {"lstrip", false},
                        {"rstrip", false},
                        {"normalized", false},
-                       {"special", types[i] == kControl}});
+                       {"special", types[i] == kControl || retyped}});
     }
   }
   nlohmann::json pairs = nlohmann::json::array();
