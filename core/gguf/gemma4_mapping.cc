@@ -75,18 +75,18 @@ absl::StatusOr<double> PartialRotaryFactor(GgufMapping& m, int64_t head_dim_full
   absl::StatusOr<std::vector<float>> v = m.Floats(**t);
   if (!v.ok()) return v.status();
   if (static_cast<int64_t>(v->size()) * 2 != head_dim_full) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(m.source(), ": tensor 'rope_freqs.weight' has ", v->size(),
-                     " values, not one per pair of the full layers' head (", head_dim_full / 2,
-                     ")"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        m.source(), ": tensor 'rope_freqs.weight' has ", v->size(),
+        " values, not one per pair of the full layers' head (", head_dim_full / 2, ")"));
   }
   size_t rotated = 0;
   while (rotated < v->size() && (*v)[rotated] == 1.0f) ++rotated;
   for (size_t i = rotated; i < v->size(); ++i) {
     if (!((*v)[i] >= 1e29f)) {
       return absl::InvalidArgumentError(
-          absl::StrCat(m.source(), ": tensor 'rope_freqs.weight': not the converter's "
-                                   "proportional RoPE (1 for the rotated pairs, then 1e30)"));
+          absl::StrCat(m.source(),
+                       ": tensor 'rope_freqs.weight': not the converter's "
+                       "proportional RoPE (1 for the rotated pairs, then 1e30)"));
     }
   }
   return static_cast<double>(rotated) / static_cast<double>(v->size());
@@ -239,10 +239,11 @@ absl::Status MapGemma4(GgufMapping& m, GgufCheckpoint* out) {
   if (*rot_swa != head_swa) {
     sliding["partial_rotary_factor"] = static_cast<double>(*rot_swa) / head_swa;
   }
-  t["rope_parameters"] = {
-      {"full_attention",
-       {{"rope_type", "proportional"}, {"rope_theta", *theta}, {"partial_rotary_factor", *partial}}},
-      {"sliding_attention", sliding}};
+  t["rope_parameters"] = {{"full_attention",
+                           {{"rope_type", "proportional"},
+                            {"rope_theta", *theta},
+                            {"partial_rotary_factor", *partial}}},
+                          {"sliding_attention", sliding}};
   t["hidden_activation"] = "gelu_pytorch_tanh";
   t["attention_bias"] = false;
   t["enable_moe_block"] = false;
@@ -274,7 +275,8 @@ absl::Status MapGemma4(GgufMapping& m, GgufCheckpoint* out) {
       return absl::InvalidArgumentError(absl::StrCat(
           m.source(), ": tensor '", info.name, "' is not one of llama.cpp's gemma4 text tensors"));
     }
-    const bool table = info.name == "token_embd.weight" || info.name == "per_layer_token_embd.weight";
+    const bool table =
+        info.name == "token_embd.weight" || info.name == "per_layer_token_embd.weight";
     if (table && info.type != TensorType::kF32 && info.type != TensorType::kF16 &&
         info.type != TensorType::kBF16) {
       // The plugin looks rows up in float tables only (its --quant keeps them

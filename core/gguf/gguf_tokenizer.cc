@@ -152,8 +152,8 @@ absl::Status Gemma4Tokenizer(GgufMapping& m, GgufCheckpoint* out,
     vocab[tokens[i]] = i;
     // The converter retypes Gemma 4's channel / tool markers USER_DEFINED so
     // that llama.cpp renders them; they are special tokens in the checkpoint.
-    static const char* const kRetyped[] = {"<|channel>",       "<channel|>",       "<|tool_call>",
-                                           "<tool_call|>",     "<|tool_response>", "<tool_response|>",
+    static const char* const kRetyped[] = {"<|channel>",   "<channel|>",       "<|tool_call>",
+                                           "<tool_call|>", "<|tool_response>", "<tool_response|>",
                                            "<|\"|>"};
     const bool retyped =
         types[i] == kUserDefined &&
@@ -252,8 +252,9 @@ absl::Status MapTokenizer(GgufMapping& m, GgufCheckpoint* out) {
   } else if (*model == "gemma4") {
     s = Gemma4Tokenizer(m, out, *tokens, *types);
   } else {
-    s = absl::UnimplementedError(absl::StrCat(out->source, ": tokenizer.ggml.model: '", *model,
-                                              "' is not a tokenizer this reader knows (gpt2, gemma4)"));
+    s = absl::UnimplementedError(
+        absl::StrCat(out->source, ": tokenizer.ggml.model: '", *model,
+                     "' is not a tokenizer this reader knows (gpt2, gemma4)"));
   }
   if (!s.ok()) return s;
 

@@ -101,9 +101,9 @@ TEST_P(Gemma4Gguf, LogitsAndGreedyEqualTheSafetensorsFolder) {
       std::printf(
           "[ diff ] %-24s p%zu len %3zu  max |gguf - folder| %.2e  greedy %s%s  prefill vs "
           "transformers: gguf %.2e folder %.2e  (%s)\n",
-          c.gguf, i, pr.tokens.size(), worst,
-          greedy_file == greedy_folder ? "identical" : "DIFFER", c.exact ? "" : " (teacher-forced)",
-          vs_transformers, folder_vs_transformers, be->name().c_str());
+          c.gguf, i, pr.tokens.size(), worst, greedy_file == greedy_folder ? "identical" : "DIFFER",
+          c.exact ? "" : " (teacher-forced)", vs_transformers, folder_vs_transformers,
+          be->name().c_str());
     }
   }
 }
@@ -114,8 +114,7 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"e2b_like", "e2b_like.q8_0.gguf", OXI_DTYPE_Q8_0, false},
                       Case{"keqv_sharded", "keqv_sharded.f32.gguf", OXI_DTYPE_INVALID, true},
                       Case{"text_only_saved", "text_only_saved.f32.gguf", OXI_DTYPE_INVALID, true},
-                      Case{"text_only_saved", "text_only_saved.q8_0.gguf", OXI_DTYPE_Q8_0,
-                           false}),
+                      Case{"text_only_saved", "text_only_saved.q8_0.gguf", OXI_DTYPE_Q8_0, false}),
     [](const ::testing::TestParamInfo<Case>& info) {
       std::string n = info.param.gguf;
       std::replace(n.begin(), n.end(), '.', '_');
@@ -140,8 +139,8 @@ TEST(Gemma4GgufKQuants, Q4KAndQ6KFilesRunLikeTransformersOnTheirValues) {
   for (const gguf::CheckpointTensor& t : (*c)->tensors) {
     EXPECT_TRUE(t.dtype == OXI_DTYPE_F32) << t.name;  // K-quants served dequantised
   }
-  auto ref = sdk::Weights::Open(GgufPath("tiny_kquant.reference.safetensors"), true,
-                                HostServices());
+  auto ref =
+      sdk::Weights::Open(GgufPath("tiny_kquant.reference.safetensors"), true, HostServices());
   ASSERT_TRUE(ref.ok());
   auto staged = gguf::StagedGguf::Create(path);
   ASSERT_TRUE(staged.ok()) << staged.status();
@@ -176,9 +175,10 @@ TEST(Gemma4GgufKQuants, Q4KAndQ6KFilesRunLikeTransformersOnTheirValues) {
       }
       EXPECT_LE(worst, kTolerance) << "p" << i << ", " << be->name();
       EXPECT_EQ(got, expected) << "p" << i << ", " << be->name();
-      std::printf("[ diff ] tiny_kquant.gguf p%d len %zu  max |gguf - transformers| %.2e  %s  (%s)\n",
-                  i, tokens.size(), worst, got == expected ? "greedy identical" : "greedy DIFFERS",
-                  be->name().c_str());
+      std::printf(
+          "[ diff ] tiny_kquant.gguf p%d len %zu  max |gguf - transformers| %.2e  %s  (%s)\n", i,
+          tokens.size(), worst, got == expected ? "greedy identical" : "greedy DIFFERS",
+          be->name().c_str());
     }
   }
 }
@@ -232,7 +232,7 @@ TEST(Gemma4GgufTensors, ServedTensorsHoldTheFoldersValues) {
       // In Q8_0 files: Q8_0 matrices (the embedding tables served as their
       // float32 values), F16 where a row is no whole number of blocks; the
       // norms and scalars stay float32.
-      const float bound = !lossy || t.ndim < 2        ? 0.0f
+      const float bound = !lossy || t.ndim < 2       ? 0.0f
                           : t.dtype == OXI_DTYPE_F16 ? scale * 1e-3f
                                                      : scale / 127.0f * 0.57f;
       EXPECT_LE(worst, bound) << name << ": " << t.name << " ("
@@ -301,7 +301,8 @@ TEST(Gemma4GgufTokenizer, ChatTemplateBosAndStopTokensComeFromTheFile) {
 
 // The config.json rebuilt from gemma4.* parses to the folder's geometry.
 TEST(Gemma4GgufConfig, RebuiltConfigHasTheFoldersHyperparameters) {
-  for (const char* name : {"e2b_like.bf16.gguf", "keqv_sharded.f32.gguf", "text_only_saved.f32.gguf"}) {
+  for (const char* name :
+       {"e2b_like.bf16.gguf", "keqv_sharded.f32.gguf", "text_only_saved.f32.gguf"}) {
     auto c = gguf::OpenGgufCheckpoint(GgufPath(name), LoadMode::kMmap, /*tensors=*/false);
     ASSERT_TRUE(c.ok()) << c.status();
     const nlohmann::json got = nlohmann::json::parse((*c)->config_json);
@@ -361,7 +362,8 @@ TEST(Gemma4GgufErrors, UnsupportedOrBrokenFilesNameTheFileAndKey) {
   // A tensor the mapping does not know: refused when the weights open.
   const std::string path = Edited(f, "blk.0.inp_gate", "blk.0.inp_gatX");
   EXPECT_TRUE(gguf::OpenGgufCheckpoint(path, LoadMode::kMmap, /*tensors=*/false).ok());
-  ExpectRefused(path, "tensor 'blk.0.inp_gatX.weight' is not one of llama.cpp's gemma4 text tensors");
+  ExpectRefused(path,
+                "tensor 'blk.0.inp_gatX.weight' is not one of llama.cpp's gemma4 text tensors");
   // Without rope_freqs the full layers' rotated share is unknown.
   ExpectRefused(Edited(f, "rope_freqs.weight", "rope_freqs.weigXt"),
                 "no tensor 'rope_freqs.weight'", false);

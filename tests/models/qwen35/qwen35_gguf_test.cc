@@ -153,9 +153,10 @@ TEST(Qwen35GgufKQuants, Q4KAndQ6KFilesRunLikeTransformersOnTheirValues) {
       }
       EXPECT_LE(worst, kTol) << "p" << i << ", " << be->name();
       EXPECT_EQ(got, greedy) << "p" << i << ", " << be->name();
-      std::printf("[ diff ] tiny_kquant.gguf p%d len %zu  max |gguf - transformers| %.2e  %s  (%s)\n",
-                  i, tokens.size(), worst, got == greedy ? "greedy identical" : "greedy DIFFERS",
-                  be->name().c_str());
+      std::printf(
+          "[ diff ] tiny_kquant.gguf p%d len %zu  max |gguf - transformers| %.2e  %s  (%s)\n", i,
+          tokens.size(), worst, got == greedy ? "greedy identical" : "greedy DIFFERS",
+          be->name().c_str());
       file.Free(0);
     }
   }
