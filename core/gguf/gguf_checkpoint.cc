@@ -35,10 +35,12 @@ absl::StatusOr<std::unique_ptr<GgufCheckpoint>> OpenGgufCheckpoint(const std::st
   absl::Status s;
   if (*arch == "qwen35") {
     s = MapQwen35(m, c.get());
+  } else if (*arch == "gemma4") {
+    s = MapGemma4(m, c.get());
   } else {
     s = absl::UnimplementedError(
         absl::StrCat(path, ": general.architecture: '", *arch,
-                     "' is not an architecture oxinfer reads from GGUF (qwen35)"));
+                     "' is not an architecture oxinfer reads from GGUF (qwen35, gemma4)"));
   }
   if (!s.ok()) return s;
   if (absl::Status t = MapTokenizer(m, c.get()); !t.ok()) return t;

@@ -74,6 +74,7 @@ int64_t BlockIndex(const std::string& gguf_name, std::string* rest);
 
 // The maps of each architecture.
 absl::Status MapQwen35(GgufMapping& m, GgufCheckpoint* out);
+absl::Status MapGemma4(GgufMapping& m, GgufCheckpoint* out);
 
 }  // namespace oxinfer::gguf
 

@@ -1,5 +1,7 @@
 #include "core/gguf/gguf_tokenizer.h"
 
+#include <algorithm>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -130,6 +132,111 @@ absl::Status Gpt2Tokenizer(GgufMapping& m, GgufCheckpoint* out,
   return absl::OkStatus();
 }
 
+// Gemma 4's tokenizer as llama.cpp reads it (tokenizer.ggml.model "gemma4"):
+// SentencePiece-style BPE on raw UTF-8, spaces replaced by U+2581, byte
+// fallback to <0xXX> tokens, unknowns fused into <unk>; written as the Gemma
+// tokenizer.json shape (Gemma 3's, which Gemma 4 shares). Every token is in
+// the vocabulary; CONTROL and USER_DEFINED ones are also added tokens
+// (special / not), so they are matched in the text first.
+absl::Status Gemma4Tokenizer(GgufMapping& m, GgufCheckpoint* out,
+                             const std::vector<std::string>& tokens,
+                             const std::vector<int64_t>& types) {
+  absl::StatusOr<std::vector<std::string>> merges = Strings(m, *out, "tokenizer.ggml.merges");
+  if (!merges.ok()) return merges.status();
+  nlohmann::json vocab = nlohmann::json::object(), added = nlohmann::json::array();
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    if (vocab.contains(tokens[i])) {
+      return m.KeyError("tokenizer.ggml.tokens",
+                        absl::StrCat("token ", i, " repeats '", tokens[i], "'"));
+    }
+    vocab[tokens[i]] = i;
+    // The converter retypes Gemma 4's channel / tool markers USER_DEFINED so
+    // that llama.cpp renders them; they are special tokens in the checkpoint.
+    static const char* const kRetyped[] = {"<|channel>",   "<channel|>",       "<|tool_call>",
+                                           "<tool_call|>", "<|tool_response>", "<tool_response|>",
+                                           "<|\"|>"};
+    const bool retyped =
+        types[i] == kUserDefined &&
+        std::find(std::begin(kRetyped), std::end(kRetyped), tokens[i]) != std::end(kRetyped);
+    if (types[i] == kControl || types[i] == kUserDefined) {
+      added.push_back({{"id", i},
+                       {"content", tokens[i]},
+                       {"single_word", false},
+                       {"lstrip", false},
+                       {"rstrip", false},
+                       {"normalized", false},
+                       {"special", types[i] == kControl || retyped}});
+    }
+  }
+  nlohmann::json pairs = nlohmann::json::array();
+  for (const std::string& merge : *merges) {
+    // llama.cpp splits at the first space after the first byte.
+    const size_t space = merge.find(' ', 1);
+    if (space == std::string::npos) {
+      return m.KeyError("tokenizer.ggml.merges", absl::StrCat("'", merge, "' is not two tokens"));
+    }
+    pairs.push_back({merge.substr(0, space), merge.substr(space + 1)});
+  }
+  nlohmann::json unk = nullptr;
+  if (m.Has("tokenizer.ggml.unknown_token_id")) {
+    absl::StatusOr<int64_t> id = m.Int("tokenizer.ggml.unknown_token_id");
+    if (!id.ok()) return id.status();
+    if (*id < 0 || *id >= static_cast<int64_t>(tokens.size())) {
+      return m.KeyError("tokenizer.ggml.unknown_token_id", absl::StrCat(*id, " is not a token id"));
+    }
+    unk = tokens[*id];
+  }
+  // <bos> first: llama.cpp adds it for gemma4 whatever add_bos_token says.
+  nlohmann::json post = nullptr;
+  absl::StatusOr<int64_t> bos = m.IntOr("tokenizer.ggml.bos_token_id", -1);
+  if (!bos.ok()) return bos.status();
+  if (*bos >= 0 && *bos < static_cast<int64_t>(tokens.size())) {
+    const std::string& b = tokens[*bos];
+    post = {{"type", "TemplateProcessing"},
+            {"single",
+             {{{"SpecialToken", {{"id", b}, {"type_id", 0}}}},
+              {{"Sequence", {{"id", "A"}, {"type_id", 0}}}}}},
+            {"pair",
+             {{{"SpecialToken", {{"id", b}, {"type_id", 0}}}},
+              {{"Sequence", {{"id", "A"}, {"type_id", 0}}}},
+              {{"SpecialToken", {{"id", b}, {"type_id", 1}}}},
+              {{"Sequence", {{"id", "B"}, {"type_id", 1}}}}}},
+            {"special_tokens", {{b, {{"id", b}, {"ids", {*bos}}, {"tokens", {b}}}}}}};
+  }
+  const std::string meta = "\xe2\x96\x81";  // U+2581
+  nlohmann::json t = {
+      {"version", "1.0"},
+      {"truncation", nullptr},
+      {"padding", nullptr},
+      {"added_tokens", added},
+      {"normalizer", {{"type", "Replace"}, {"pattern", {{"String", " "}}}, {"content", meta}}},
+      {"pre_tokenizer",
+       {{"type", "Split"},
+        {"pattern", {{"String", " "}}},
+        {"behavior", "MergedWithPrevious"},
+        {"invert", false}}},
+      {"post_processor", post},
+      {"decoder",
+       {{"type", "Sequence"},
+        {"decoders",
+         {{{"type", "Replace"}, {"pattern", {{"String", meta}}}, {"content", " "}},
+          {{"type", "ByteFallback"}},
+          {{"type", "Fuse"}}}}}},
+      {"model",
+       {{"type", "BPE"},
+        {"dropout", nullptr},
+        {"unk_token", unk},
+        {"continuing_subword_prefix", nullptr},
+        {"end_of_word_suffix", nullptr},
+        {"fuse_unk", true},
+        {"byte_fallback", true},
+        {"ignore_merges", false},
+        {"vocab", vocab},
+        {"merges", pairs}}}};
+  out->tokenizer_json = t.dump();
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status MapTokenizer(GgufMapping& m, GgufCheckpoint* out) {
@@ -142,9 +249,12 @@ absl::Status MapTokenizer(GgufMapping& m, GgufCheckpoint* out) {
   absl::Status s;
   if (*model == "gpt2") {
     s = Gpt2Tokenizer(m, out, *tokens, *types);
+  } else if (*model == "gemma4") {
+    s = Gemma4Tokenizer(m, out, *tokens, *types);
   } else {
-    s = absl::UnimplementedError(absl::StrCat(out->source, ": tokenizer.ggml.model: '", *model,
-                                              "' is not a tokenizer this reader knows (gpt2)"));
+    s = absl::UnimplementedError(
+        absl::StrCat(out->source, ": tokenizer.ggml.model: '", *model,
+                     "' is not a tokenizer this reader knows (gpt2, gemma4)"));
   }
   if (!s.ok()) return s;
 
@@ -179,7 +289,25 @@ absl::Status MapTokenizer(GgufMapping& m, GgufCheckpoint* out) {
     if (!eot.ok()) return eot.status();
     if (eos.empty() || eos[0] != *eot) eos.push_back(*eot);
   }
+  if (*model == "gemma4") {
+    // llama.cpp's end-of-generation tokens by text for Gemma 4 (its EOG list),
+    // which is what Gemma 4's generation_config.json lists beside <eos>.
+    for (size_t i = 0; i < tokens->size(); ++i) {
+      const std::string& text = (*tokens)[i];
+      if ((text == "<turn|>" || text == "<|tool_response>") &&
+          std::find(eos.begin(), eos.end(), static_cast<int64_t>(i)) == eos.end()) {
+        eos.push_back(i);
+      }
+    }
+  }
   if (!eos.empty()) generation["eos_token_id"] = eos;
+  // The plugin's stop tokens come from config.json: the list, where the
+  // architecture's mapping left them to the tokenizer.
+  nlohmann::json model_config = nlohmann::json::parse(out->config_json, nullptr, false);
+  if (!eos.empty() && model_config.is_object() && !model_config.contains("eos_token_id")) {
+    model_config["eos_token_id"] = eos;
+    out->config_json = model_config.dump(2);
+  }
   out->tokenizer_config_json = config.dump(1);
   out->generation_config_json = generation.dump(1);
   return absl::OkStatus();

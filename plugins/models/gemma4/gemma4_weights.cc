@@ -19,10 +19,12 @@ class Loader {
   sdk::StatusOr<sdk::OwnedTensor> Linear(const std::string& name, int64_t n, int64_t k) const {
     return Matrix(name, n, k, dtype_);
   }
-  // A matrix [n][k] held as `dtype` (OXI_DTYPE_INVALID: as stored).
+  // A matrix [n][k] held as `dtype` (OXI_DTYPE_INVALID: as stored); stored
+  // Q8_0 / Q4_0 blocks (a GGUF file's) are taken as they are, as Qwen 3.5's.
   sdk::StatusOr<sdk::OwnedTensor> Matrix(const std::string& name, int64_t n, int64_t k,
                                          oxi_dtype dtype) const {
-    OXI_ASSIGN_OR_RETURN(const oxi_weight_tensor* t, file_.Get(prefix_ + name, {n, k}));
+    OXI_ASSIGN_OR_RETURN(const oxi_weight_tensor* t,
+                         file_.Get(prefix_ + name, {n, k}, /*float_only=*/false));
     return cx_.LoadWeight(file_, t, n, k, dtype);
   }
   // A vector [n] as a resident [1][n] f32 row.

@@ -114,6 +114,54 @@ INSTANTIATE_TEST_SUITE_P(
       return n;
     });
 
+// K-quants (Q4_K / Q6_K, which the converter does not write): a tiny random
+// Qwen 3.5 256 wide, requantised by tools/reference/gguf/make_kquant_ggufs.py,
+// dequantised at open; its logits equal transformers' float32 run on the
+// values the file holds (tiny_kquant.reference.safetensors).
+TEST(Qwen35GgufKQuants, Q4KAndQ6KFilesRunLikeTransformersOnTheirValues) {
+  const std::string path = GgufPath("tiny_kquant.gguf");
+  auto c = gguf::OpenGgufCheckpoint(path, LoadMode::kMmap);
+  ASSERT_TRUE(c.ok()) << c.status();
+  int q4 = 0, q6 = 0;
+  for (const gguf::TensorInfo& t : (*c)->header.tensors) {
+    q4 += t.type == gguf::TensorType::kQ4_K;
+    q6 += t.type == gguf::TensorType::kQ6_K;
+  }
+  EXPECT_GT(q4, 5);
+  EXPECT_GE(q6, 2);
+  Reference ref("gguf", "tiny_kquant.reference");
+  ASSERT_TRUE(ref.ok());
+  auto staged = gguf::StagedGguf::Create(path);
+  ASSERT_TRUE(staged.ok()) << staged.status();
+  for (const auto& be : Backends()) {
+    TestModel file((*staged)->dir(), be->iface());
+    ASSERT_TRUE(file.ok()) << file.open_error();
+    const int64_t V = file.vocab();
+    for (int i = 0; i < 3; ++i) {
+      const std::vector<int32_t> tokens = ref.Tokens(i);
+      const std::vector<int32_t> greedy = ref.Ints(Reference::P(i, "greedy"));
+      const std::vector<float> want = ref.Floats(Reference::P(i, "greedy_logits"));
+      ASSERT_EQ(want.size(), greedy.size() * V);
+      std::vector<float> logits = file.Last(tokens);
+      float worst = 0;
+      std::vector<int32_t> got;
+      for (size_t g = 0; g < greedy.size(); ++g) {
+        worst = std::max(worst, MaxAbsDiff(logits.data(), &want[g * V], V));
+        const int32_t next = Argmax(logits.data(), V);
+        got.push_back(next);
+        logits = file.Last(&next, 1);
+      }
+      EXPECT_LE(worst, kTol) << "p" << i << ", " << be->name();
+      EXPECT_EQ(got, greedy) << "p" << i << ", " << be->name();
+      std::printf(
+          "[ diff ] tiny_kquant.gguf p%d len %zu  max |gguf - transformers| %.2e  %s  (%s)\n", i,
+          tokens.size(), worst, got == greedy ? "greedy identical" : "greedy DIFFERS",
+          be->name().c_str());
+      file.Free(0);
+    }
+  }
+}
+
 // Float values of a served tensor (Q8_0 dequantised by core/gguf).
 std::vector<float> Values(const oxi_weight_tensor& t) {
   int64_t n = 1;
