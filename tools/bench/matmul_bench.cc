@@ -303,6 +303,11 @@ void DecodeArgs(benchmark::internal::Benchmark* b) {
     for (int threads : {1, 2}) b->Args({t, threads, 1});
   }
   for (int t = 0; t < 7; ++t) b->Args({t, 2, 4});
+  // Multi-token decode (speculative verification): bf16, Q8_0, Q4_0 at
+  // m = 2..8 on 1 thread, to set against m = 1.
+  for (int t : {1, 3, 4}) {
+    for (int m : {2, 3, 4, 6, 8}) b->Args({t, 1, m});
+  }
 }
 
 void PrefillArgs(benchmark::internal::Benchmark* b) {

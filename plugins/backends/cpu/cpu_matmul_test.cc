@@ -154,6 +154,46 @@ TEST(CpuMatmul, InterleavedX8) {
   }
 }
 
+TEST(CpuMatmul, DecodeRowsEqualSingleRowsBitForBit) {
+  // Speculative verification feeds k tokens in one forward and must give
+  // exactly what k one-token steps give: every decode size (m <= 8) of every
+  // weight type and layout, on every variant, equals its rows run one by one.
+  uint32_t seed = 300;
+  struct Storage {
+    oxi_dtype plain, stored;
+  };
+  const Storage kStorages[] = {
+      {OXI_DTYPE_F32, OXI_DTYPE_F32},        {OXI_DTYPE_BF16, OXI_DTYPE_BF16},
+      {OXI_DTYPE_F16, OXI_DTYPE_F16},        {OXI_DTYPE_Q8_0, OXI_DTYPE_Q8_0},
+      {OXI_DTYPE_Q4_0, OXI_DTYPE_Q4_0},      {OXI_DTYPE_Q8_0, X8Of(OXI_DTYPE_Q8_0)},
+      {OXI_DTYPE_Q4_0, X8Of(OXI_DTYPE_Q4_0)}};
+  for (const Storage& st : kStorages) {
+    const bool x8 = st.stored != st.plain;
+    const int64_t k = 1056, n = x8 ? 72 : 67;  // tails after full tiles and vector steps
+    const std::vector<uint8_t> plain = Encode(Random(n * k, seed++), n, k, st.plain);
+    const std::vector<uint8_t> w = x8 ? InterleaveRef(plain, n, k, st.plain) : plain;
+    for (const Variant& v : Variants()) {
+      Dev dev(v);
+      for (int64_t m = 2; m <= 8; ++m) {
+        SCOPED_TRACE(v.name + " " + Name(st.stored, Case{m, k, n}));
+        const std::vector<float> x = Random(m * k, seed++, -2.0f, 2.0f);
+        bool skipped = false;
+        const std::vector<float> all = cpu_test::Run(dev, x, w, st.stored, Case{m, k, n}, Layout(),
+                                                     std::vector<float>(), &skipped);
+        if (skipped) break;
+        for (int64_t i = 0; i < m; ++i) {
+          const std::vector<float> xi(x.begin() + i * k, x.begin() + (i + 1) * k);
+          const std::vector<float> one = cpu_test::Run(dev, xi, w, st.stored, Case{1, k, n},
+                                                       Layout(), std::vector<float>(), &skipped);
+          for (int64_t j = 0; j < n; ++j) {
+            ASSERT_EQ(all[i * n + j], one[j]) << "row " << i << " column " << j;
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(CpuMatmul, InterleavedX8PrefillTiles) {
   // The integer prefill's tiles on every variant: with VNNI (cpu-avx512)
   // 8-row tiles on pairs of groups, a lone last group (n/8 odd), row tails

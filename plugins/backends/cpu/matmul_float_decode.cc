@@ -160,10 +160,33 @@ void Bf16DecodeX86(const float* x, int64_t m, int64_t k, const uint8_t* w, int64
     }
   }
   Parallel(n, kDecodeGrain, [&](int64_t j0, int64_t j1) {
+    // Each (activation row, weight row) pair accumulates in the same order
+    // whatever the tile, so m rows give bit for bit what m calls of one row
+    // give (speculative verification relies on it). The tiles differ only in
+    // how many weight rows share one pass over the activations: with 32
+    // vector registers (AVX-512) more do, which cuts the activations' cache
+    // traffic that bounds m > 1.
     switch (m) {
       case 1:
         Bf16RowsSpread<1, 4>(x, xs, k, w, row_bytes, n, y, j0, j1);
         break;
+#if OXI_KERNELS_AVX512
+      case 2:
+        Bf16Rows<2, 4>(x, xs, k, w, row_bytes, n, y, j0, j1);
+        break;
+      case 3:
+        Bf16Rows<3, 3>(x, xs, k, w, row_bytes, n, y, j0, j1);
+        break;
+      case 4:
+        Bf16Rows<4, 2>(x, xs, k, w, row_bytes, n, y, j0, j1);
+        break;
+      case 5:
+        Bf16Rows<5, 2>(x, xs, k, w, row_bytes, n, y, j0, j1);
+        break;
+      case 6:
+        Bf16Rows<6, 2>(x, xs, k, w, row_bytes, n, y, j0, j1);
+        break;
+#else
       case 2:
         Bf16Rows<2, 2>(x, xs, k, w, row_bytes, n, y, j0, j1);
         break;
@@ -179,6 +202,7 @@ void Bf16DecodeX86(const float* x, int64_t m, int64_t k, const uint8_t* w, int64
       case 6:
         Bf16Rows<6, 1>(x, xs, k, w, row_bytes, n, y, j0, j1);
         break;
+#endif
       case 7:
         Bf16Rows<7, 1>(x, xs, k, w, row_bytes, n, y, j0, j1);
         break;
