@@ -149,8 +149,111 @@ void Bf16RowsSpread(const float* x, const float* xs, int64_t k, const uint8_t* w
   }
 }
 
+#if OXI_KERNELS_AVX512
+// bf16 weights on 512-bit vectors: sixteen weights widened to f32 (zero-extend,
+// shift left 16) against sixteen activations per FMA. One order of
+// accumulation for every (activation row, weight row) pair whatever the tile,
+// so m rows equal m one-row calls bit for bit (speculative verification
+// relies on it); the tiles differ in how many weight rows share a pass over
+// the activations, and 32 registers hold up to 8 x 3 accumulators.
+template <int M, int R>
+void Bf16TileZ(const float* x, int64_t k, const uint8_t* w, int64_t row_bytes, float* y, int64_t n,
+               int64_t y_stride = 1) {
+  const int64_t k16 = k / 16 * 16;
+  __m512 acc[M][R];
+#pragma GCC unroll 8
+  for (int i = 0; i < M; ++i) {
+#pragma GCC unroll 4
+    for (int r = 0; r < R; ++r) acc[i][r] = _mm512_setzero_ps();
+  }
+  for (int64_t p = 0; p < k16; p += 16) {
+    __m512 wv[R];
+#pragma GCC unroll 4
+    for (int r = 0; r < R; ++r) {
+      const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(
+          reinterpret_cast<const uint16_t*>(w + r * row_bytes) + p));
+      wv[r] = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+    }
+#pragma GCC unroll 8
+    for (int i = 0; i < M; ++i) {
+      const __m512 xv = _mm512_loadu_ps(x + i * k + p);
+#pragma GCC unroll 4
+      for (int r = 0; r < R; ++r) acc[i][r] = _mm512_fmadd_ps(xv, wv[r], acc[i][r]);
+    }
+  }
+#pragma GCC unroll 8
+  for (int i = 0; i < M; ++i) {
+#pragma GCC unroll 4
+    for (int r = 0; r < R; ++r) {
+      float s = _mm512_reduce_add_ps(acc[i][r]);
+      const uint16_t* wr = reinterpret_cast<const uint16_t*>(w + r * row_bytes);
+      for (int64_t q = k16; q < k; ++q) s += x[i * k + q] * oxi_bf16_to_f32(wr[q]);
+      y[i * n + r * y_stride] = s;
+    }
+  }
+}
+
+template <int M, int R>
+void Bf16RowsZ(const float* x, int64_t k, const uint8_t* w, int64_t row_bytes, int64_t n, float* y,
+               int64_t j0, int64_t j1) {
+  int64_t j = j0;
+  for (; j + R <= j1; j += R) Bf16TileZ<M, R>(x, k, w + j * row_bytes, row_bytes, y + j, n);
+  for (; j < j1; ++j) Bf16TileZ<M, 1>(x, k, w + j * row_bytes, row_bytes, y + j, n);
+}
+
+// One activation row: R streams from R equal parts of [j0, j1) (see
+// Bf16RowsSpread).
+template <int R>
+void Bf16RowsSpreadZ(const float* x, int64_t k, const uint8_t* w, int64_t row_bytes, int64_t n,
+                     float* y, int64_t j0, int64_t j1) {
+  const int64_t part = (j1 - j0) / R;
+  for (int64_t t = 0; t < part; ++t) {
+    const int64_t j = j0 + t;
+    Bf16TileZ<1, R>(x, k, w + j * row_bytes, part * row_bytes, y + j, n, part);
+  }
+  for (int64_t j = j0 + R * part; j < j1; ++j) {
+    Bf16TileZ<1, 1>(x, k, w + j * row_bytes, row_bytes, y + j, n);
+  }
+}
+
+void Bf16DecodeZ(const float* x, int64_t m, int64_t k, const uint8_t* w, int64_t row_bytes,
+                 int64_t n, float* y) {
+  Parallel(n, kDecodeGrain, [&](int64_t j0, int64_t j1) {
+    switch (m) {
+      case 1:
+        Bf16RowsSpreadZ<4>(x, k, w, row_bytes, n, y, j0, j1);
+        break;
+      case 2:
+        Bf16RowsZ<2, 4>(x, k, w, row_bytes, n, y, j0, j1);
+        break;
+      case 3:
+        Bf16RowsZ<3, 4>(x, k, w, row_bytes, n, y, j0, j1);
+        break;
+      case 4:
+        Bf16RowsZ<4, 4>(x, k, w, row_bytes, n, y, j0, j1);
+        break;
+      case 5:
+        Bf16RowsZ<5, 3>(x, k, w, row_bytes, n, y, j0, j1);
+        break;
+      case 6:
+        Bf16RowsZ<6, 3>(x, k, w, row_bytes, n, y, j0, j1);
+        break;
+      case 7:
+        Bf16RowsZ<7, 3>(x, k, w, row_bytes, n, y, j0, j1);
+        break;
+      default:
+        Bf16RowsZ<8, 3>(x, k, w, row_bytes, n, y, j0, j1);
+        break;
+    }
+  });
+}
+#endif  // OXI_KERNELS_AVX512
+
 void Bf16DecodeX86(const float* x, int64_t m, int64_t k, const uint8_t* w, int64_t row_bytes,
                    int64_t n, float* y) {
+#if OXI_KERNELS_AVX512
+  Bf16DecodeZ(x, m, k, w, row_bytes, n, y);
+#else
   const int64_t k16 = k / 16 * 16, h = k16 / 2;
   float* xs = static_cast<float*>(Scratch(kScratchActF32, (m * k16 + 8) * sizeof(float)));
   for (int64_t i = 0; i < m; ++i) {
@@ -160,33 +263,10 @@ void Bf16DecodeX86(const float* x, int64_t m, int64_t k, const uint8_t* w, int64
     }
   }
   Parallel(n, kDecodeGrain, [&](int64_t j0, int64_t j1) {
-    // Each (activation row, weight row) pair accumulates in the same order
-    // whatever the tile, so m rows give bit for bit what m calls of one row
-    // give (speculative verification relies on it). The tiles differ only in
-    // how many weight rows share one pass over the activations: with 32
-    // vector registers (AVX-512) more do, which cuts the activations' cache
-    // traffic that bounds m > 1.
     switch (m) {
       case 1:
         Bf16RowsSpread<1, 4>(x, xs, k, w, row_bytes, n, y, j0, j1);
         break;
-#if OXI_KERNELS_AVX512
-      case 2:
-        Bf16Rows<2, 4>(x, xs, k, w, row_bytes, n, y, j0, j1);
-        break;
-      case 3:
-        Bf16Rows<3, 3>(x, xs, k, w, row_bytes, n, y, j0, j1);
-        break;
-      case 4:
-        Bf16Rows<4, 2>(x, xs, k, w, row_bytes, n, y, j0, j1);
-        break;
-      case 5:
-        Bf16Rows<5, 2>(x, xs, k, w, row_bytes, n, y, j0, j1);
-        break;
-      case 6:
-        Bf16Rows<6, 2>(x, xs, k, w, row_bytes, n, y, j0, j1);
-        break;
-#else
       case 2:
         Bf16Rows<2, 2>(x, xs, k, w, row_bytes, n, y, j0, j1);
         break;
@@ -202,7 +282,6 @@ void Bf16DecodeX86(const float* x, int64_t m, int64_t k, const uint8_t* w, int64
       case 6:
         Bf16Rows<6, 1>(x, xs, k, w, row_bytes, n, y, j0, j1);
         break;
-#endif
       case 7:
         Bf16Rows<7, 1>(x, xs, k, w, row_bytes, n, y, j0, j1);
         break;
@@ -211,6 +290,7 @@ void Bf16DecodeX86(const float* x, int64_t m, int64_t k, const uint8_t* w, int64
         break;
     }
   });
+#endif
 }
 
 template <int T>
