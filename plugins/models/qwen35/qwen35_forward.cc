@@ -43,11 +43,24 @@ sdk::Status Qwen35Model::CheckEntries(const std::vector<sdk::BatchEntry>& batch)
   return sdk::OkStatus();
 }
 
+sdk::Status Qwen35Model::SaveRewinds(const std::vector<sdk::BatchEntry>& batch) {
+  for (const sdk::BatchEntry& b : batch) {
+    Rewind& r = rewinds_[b.seq];
+    r.from = -1;
+    if (b.logits != OXI_LOGITS_ALL || b.tokens == nullptr || b.embeddings != nullptr) continue;
+    OXI_RETURN_IF_ERROR(sequences_->SaveStates(b.seq, &r.states));
+    r.tokens.assign(b.tokens, b.tokens + b.n);
+    r.from = sequences_->length(b.seq);
+  }
+  return sdk::OkStatus();
+}
+
 sdk::Status Qwen35Model::Forward(const std::vector<sdk::BatchEntry>& batch) {
   OXI_RETURN_IF_ERROR(CheckEntries(batch));
   for (const sdk::BatchEntry& b : batch) {
     OXI_RETURN_IF_ERROR(sequences_->Reserve(b.seq, sequences_->length(b.seq) + b.n));
   }
+  if (mtp_ != nullptr) OXI_RETURN_IF_ERROR(SaveRewinds(batch));
   std::vector<size_t> order(batch.size());
   std::iota(order.begin(), order.end(), size_t{0});
   std::stable_sort(order.begin(), order.end(),
@@ -157,8 +170,29 @@ sdk::Status Qwen35Model::ForwardBlock(const std::vector<sdk::BatchEntry>& batch,
     }();
     if (!layer.ok()) return layer.WithContext(StrCat("layer ", i));
   }
+  if (mtp_ != nullptr) OXI_RETURN_IF_ERROR(KeepHidden(batch, spans, blk, x));
   if (logit_rows.empty()) return sdk::OkStatus();
   return Logits(blk, x, logit_rows);
+}
+
+// The final norm of every row (vLLM's MTP reads the main model's normed
+// hidden states), read back for the head.
+sdk::Status Qwen35Model::KeepHidden(const std::vector<sdk::BatchEntry>& batch,
+                                    const std::vector<Span>& spans, const Block& blk,
+                                    const sdk::Tensor& x) {
+  const int64_t H = config_.hidden_size;
+  const float eps = static_cast<float>(config_.rms_norm_eps);
+  OXI_RETURN_IF_ERROR(cx_.RmsNorm(x, weights_.final_norm, blk.ws.h, eps, 1.0f));
+  std::vector<float> hidden(static_cast<size_t>(blk.rows * H));
+  OXI_RETURN_IF_ERROR(cx_.Read(blk.ws.h, hidden.data()));
+  for (size_t i = 0; i < spans.size(); ++i) {
+    const sdk::BatchEntry& b = batch[spans[i].entry];
+    const Piece& p = blk.pieces[i];
+    OXI_RETURN_IF_ERROR(mtp_->Keep(b.seq, p.pos0, p.n,
+                                   b.tokens != nullptr ? b.tokens + spans[i].start : nullptr,
+                                   hidden.data() + p.row0 * H));
+  }
+  return sdk::OkStatus();
 }
 
 // The final norm and the LM head on the rows that want logits, read into the

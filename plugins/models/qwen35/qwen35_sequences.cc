@@ -3,9 +3,13 @@
 #include <algorithm>
 #include <utility>
 
+#include "oxinfer/sdk/common.hpp"
+
 namespace oxinfer {
 namespace qwen35 {
 namespace {
+
+using sdk::StrCat;
 
 constexpr uint64_t kAlign = 256;
 constexpr int64_t kMinKvRows = 256;
@@ -136,6 +140,24 @@ sdk::Status Sequences::Copy(int32_t src, int32_t dst) {
   to.length = from.length;
   to.states_zero = false;
   return sdk::OkStatus();
+}
+
+sdk::Status Sequences::SaveStates(int32_t seq, sdk::Buffer* to) const {
+  const Sequence& s = seqs_[seq];
+  if (!s.states) return sdk::OkStatus();
+  if (!*to || to->size() != s.states.size()) {
+    OXI_ASSIGN_OR_RETURN(*to, cx_->Alloc(s.states.size()));
+  }
+  return cx_->CopyBytes(to->get(), 0, s.states.get(), 0, static_cast<int64_t>(s.states.size()));
+}
+
+sdk::Status Sequences::RestoreStates(int32_t seq, const sdk::Buffer& from) {
+  Sequence& s = seqs_[seq];
+  if (!s.states || !from || from.size() != s.states.size()) {
+    return sdk::InternalError(StrCat("sequence ", seq, ": no saved states to restore"));
+  }
+  s.states_zero = false;
+  return cx_->CopyBytes(s.states.get(), 0, from.get(), 0, static_cast<int64_t>(s.states.size()));
 }
 
 }  // namespace qwen35

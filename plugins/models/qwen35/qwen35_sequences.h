@@ -45,6 +45,12 @@ class Sequences {
   // dst becomes a copy of src (every state and the cached positions).
   sdk::Status Copy(int32_t src, int32_t dst);
 
+  // The DeltaNet states of seq into *to (allocated on first use), and back:
+  // with the KV caches, which only grow, that is all a sequence needs to
+  // return to an earlier length (set_length).
+  sdk::Status SaveStates(int32_t seq, sdk::Buffer* to) const;
+  sdk::Status RestoreStates(int32_t seq, const sdk::Buffer& from);
+
  private:
   struct Sequence {
     int64_t length = 0;
