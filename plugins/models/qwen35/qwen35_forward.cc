@@ -17,6 +17,9 @@ using sdk::StrCat;
 // Rows per LM-head matmul: bounds the logits scratch ([rows][vocab] f32) when
 // every position's logits are asked for.
 constexpr int64_t kLogitRowsPerPass = 64;
+// The longest entry asking OXI_LOGITS_ALL whose every position's DeltaNet
+// states are kept when drafting (a speculative verification).
+constexpr int64_t kMaxVerification = 64;
 
 }  // namespace
 
@@ -44,13 +47,19 @@ sdk::Status Qwen35Model::CheckEntries(const std::vector<sdk::BatchEntry>& batch)
 }
 
 sdk::Status Qwen35Model::SaveRewinds(const std::vector<sdk::BatchEntry>& batch) {
+  const uint64_t block = sequences_->states_bytes();
   for (const sdk::BatchEntry& b : batch) {
     Rewind& r = rewinds_[b.seq];
     r.from = -1;
-    if (b.logits != OXI_LOGITS_ALL || b.tokens == nullptr || b.embeddings != nullptr) continue;
-    OXI_RETURN_IF_ERROR(sequences_->SaveStates(b.seq, &r.states));
-    r.tokens.assign(b.tokens, b.tokens + b.n);
+    if (b.logits != OXI_LOGITS_ALL || b.n > kMaxVerification) continue;
+    const uint64_t need = block * static_cast<uint64_t>(b.n + 1);
+    if (need > 0 && r.steps.size() < need) {
+      r.steps.Reset();
+      OXI_ASSIGN_OR_RETURN(r.steps, cx_.Alloc(need));
+    }
+    if (block > 0) OXI_RETURN_IF_ERROR(sequences_->SaveStates(b.seq, r.steps.get(), 0));
     r.from = sequences_->length(b.seq);
+    r.n = b.n;
   }
   return sdk::OkStatus();
 }
@@ -136,6 +145,11 @@ sdk::Status Qwen35Model::ForwardBlock(const std::vector<sdk::BatchEntry>& batch,
     p.row0 = blk.rows;
     p.n = s.n;
     p.pos0 = sequences_->length(b.seq);
+    if (mtp_ != nullptr && b.logits == OXI_LOGITS_ALL && rewinds_[b.seq].from >= 0 &&
+        sequences_->states_bytes() > 0) {
+      p.steps = rewinds_[b.seq].steps.get();
+      p.step0 = s.start;
+    }
     blk.pieces.push_back(p);
     for (int64_t i = 0; i < s.n; ++i) positions.push_back(static_cast<int32_t>(p.pos0 + i));
     if (b.logits == OXI_LOGITS_ALL) {

@@ -114,26 +114,19 @@ sdk::Status Qwen35Model::Truncate(int32_t seq, int64_t n_keep) {
     return sdk::OkStatus();
   }
   if (n_keep >= length) return sdk::OkStatus();
-  if (mtp_ != nullptr && rewinds_[seq].from >= 0 && n_keep >= rewinds_[seq].from) {
-    // A rejected speculative tail: back to the saved states, then the kept
-    // tokens again (the KV caches are overwritten from there).
+  if (mtp_ != nullptr && rewinds_[seq].from >= 0 && n_keep >= rewinds_[seq].from &&
+      n_keep <= rewinds_[seq].from + rewinds_[seq].n) {
+    // A rejected speculative tail: the states of the last position kept;
+    // the KV caches are overwritten from there.
     Rewind& r = rewinds_[seq];
-    const int64_t from = r.from;
-    r.from = -1;
-    if (from == 0) {
-      sequences_->Clear(seq, /*release=*/false);
-    } else {
-      OXI_RETURN_IF_ERROR(sequences_->RestoreStates(seq, r.states));
-      sequences_->set_length(seq, from);
+    if (sequences_->states_bytes() > 0) {
+      OXI_RETURN_IF_ERROR(sequences_->RestoreStates(
+          seq, r.steps.get(), sequences_->states_bytes() * static_cast<uint64_t>(n_keep - r.from)));
     }
-    mtp_->Truncate(seq, from);
-    const std::vector<int32_t> tokens(r.tokens.begin(), r.tokens.begin() + (n_keep - from));
-    if (tokens.empty()) return sdk::OkStatus();
-    sdk::BatchEntry e;
-    e.seq = seq;
-    e.n = static_cast<int64_t>(tokens.size());
-    e.tokens = tokens.data();
-    return Forward({e}).WithContext(StrCat("seq_truncate: sequence ", seq, " to ", n_keep));
+    sequences_->set_length(seq, n_keep);
+    mtp_->Truncate(seq, n_keep);
+    r.n = n_keep - r.from;
+    return sdk::OkStatus();
   }
   return sdk::FailedPreconditionError(StrCat("seq_truncate: sequence ", seq, " holds ", length,
                                              " positions; Qwen 3.5's DeltaNet ",

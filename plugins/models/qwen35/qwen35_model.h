@@ -28,9 +28,9 @@ class Qwen35Model {
   sdk::ModelInfo Info() const;
   sdk::Status Forward(const std::vector<sdk::BatchEntry>& batch);
   // 0 (start over), the sequence's length, and, when drafting, any length
-  // within the last forward that asked OXI_LOGITS_ALL for it (its DeltaNet
-  // states were saved before it: restored, then the kept tokens fed again).
-  // Other lengths: DeltaNet states cannot be rewound.
+  // within the last forward that asked OXI_LOGITS_ALL for it (the DeltaNet
+  // states of each of its positions were kept). Other lengths: DeltaNet
+  // states cannot be rewound.
   sdk::Status Truncate(int32_t seq, int64_t n_keep);
   // Only the whole of src (or nothing).
   sdk::Status CopySequence(int32_t src, int32_t dst, int64_t n);
@@ -39,11 +39,12 @@ class Qwen35Model {
   sdk::Status Draft(const sdk::DraftRequest& request);
 
  private:
-  // What a sequence returns to when a verification's tail is dropped.
+  // What a sequence returns to when a verification's tail is dropped: the
+  // DeltaNet states before it (block 0) and after each of its n positions.
   struct Rewind {
     int64_t from = -1;  // the length before that forward; -1: none
-    std::vector<int32_t> tokens;
-    sdk::Buffer states;
+    int64_t n = 0;
+    sdk::Buffer steps;  // [n + 1] blocks of Sequences::states_bytes()
   };
   // Tokens [start, start + n) of batch entry `entry`, computed in one block.
   struct Span {

@@ -142,22 +142,31 @@ sdk::Status Sequences::Copy(int32_t src, int32_t dst) {
   return sdk::OkStatus();
 }
 
-sdk::Status Sequences::SaveStates(int32_t seq, sdk::Buffer* to) const {
+sdk::Status Sequences::SaveStates(int32_t seq, oxi_buffer* dst, uint64_t offset) const {
   const Sequence& s = seqs_[seq];
   if (!s.states) return sdk::OkStatus();
-  if (!*to || to->size() != s.states.size()) {
-    OXI_ASSIGN_OR_RETURN(*to, cx_->Alloc(s.states.size()));
-  }
-  return cx_->CopyBytes(to->get(), 0, s.states.get(), 0, static_cast<int64_t>(s.states.size()));
+  return cx_->CopyBytes(dst, offset, s.states.get(), 0, static_cast<int64_t>(states_bytes()));
 }
 
-sdk::Status Sequences::RestoreStates(int32_t seq, const sdk::Buffer& from) {
-  Sequence& s = seqs_[seq];
-  if (!s.states || !from || from.size() != s.states.size()) {
-    return sdk::InternalError(StrCat("sequence ", seq, ": no saved states to restore"));
+sdk::Status Sequences::SaveLayerState(int32_t seq, int64_t layer, Part part, oxi_buffer* dst,
+                                      uint64_t offset) const {
+  const Sequence& s = seqs_[seq];
+  const uint64_t conv = 2 * AlignUp(kernel_history_ * key_dim_ * sizeof(float)) +
+                        AlignUp(kernel_history_ * value_dim_ * sizeof(float));
+  uint64_t at = layer_state_bytes_ * static_cast<uint64_t>(layer);
+  uint64_t bytes = conv;
+  if (part == Part::kRecurrent) {
+    at += conv;
+    bytes = layer_state_bytes_ - conv;
   }
+  return cx_->CopyBytes(dst, offset + at, s.states.get(), at, static_cast<int64_t>(bytes));
+}
+
+sdk::Status Sequences::RestoreStates(int32_t seq, oxi_buffer* src, uint64_t offset) {
+  Sequence& s = seqs_[seq];
+  if (!s.states) return sdk::InternalError(StrCat("sequence ", seq, ": no states to restore"));
   s.states_zero = false;
-  return cx_->CopyBytes(s.states.get(), 0, from.get(), 0, static_cast<int64_t>(s.states.size()));
+  return cx_->CopyBytes(s.states.get(), 0, src, offset, static_cast<int64_t>(states_bytes()));
 }
 
 }  // namespace qwen35

@@ -63,8 +63,8 @@ TEST_P(Qwen35Mtp, DraftsMatchTheReference) {
   }
 }
 
-// A verification forward of 6 tokens cut back to 3 (DeltaNet states restored
-// and the kept tokens fed again) leaves the sequence, and the MTP head, as a
+// A verification forward of 6 tokens cut back to 3 (the DeltaNet states of
+// its third position restored) leaves the sequence, and the MTP head, as a
 // sequence that was only ever fed those tokens.
 TEST_P(Qwen35Mtp, DroppedVerificationTailLeavesThePlainSequence) {
   TestModel m(FixtureDir(kMtpFixture), backend(), Drafting(2));
@@ -88,7 +88,7 @@ TEST_P(Qwen35Mtp, DroppedVerificationTailLeavesThePlainSequence) {
   const Result r = m.Truncate(0, cut);
   ASSERT_TRUE(r.ok()) << r.message;
   // Only within that forward: not into the prompt.
-  EXPECT_EQ(m.Truncate(0, cut - 1).code, OXI_FAILED_PRECONDITION);
+  EXPECT_EQ(m.Truncate(0, static_cast<int64_t>(prompt.size()) - 1).code, OXI_FAILED_PRECONDITION);
   const std::vector<float> after_cut = m.Last(std::vector<int32_t>{next}, 0);
   const Drafts cut_drafts = m.Draft(0, 88, 3);
   ASSERT_TRUE(cut_drafts.result.ok()) << cut_drafts.result.message;
