@@ -79,7 +79,7 @@ TEST(Qwen35Mtp, DroppedVerificationTailLeavesThePlainSequence) {
     ASSERT_TRUE(m.ok()) << m.open_error();
     const Reference ref(kMtpFixture, "mtp_reference");
     const int64_t V = m.vocab(), H = m.info().hidden_size;
-    const std::vector<int32_t> prompt = ref.Tokens(1);
+    const std::vector<int32_t> prompt = ref.Tokens(0);  // 9 tokens
     const std::vector<int32_t> verify = {5, 17, 29, 41, 53, 65};
     const int32_t next = 77;
 
