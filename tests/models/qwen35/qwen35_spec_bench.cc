@@ -5,16 +5,19 @@
 // Not a test: a tool for full-size random-weight checkpoints
 // (tools/reference/qwen35/make_random_checkpoint.py; they carry mtp.*).
 //   qwen35_spec_bench PLUGIN.so BACKEND_SPEC MODEL_DIR [weights=bf16|q8_0|q4_0] [threads=1]
-//                     [reps=5] [n_prompt=64] [k_max=8]
+//                     [reps=5] [n_prompt=64] [k_max=8] [profile=0]
 // Each figure is the median of `reps` runs, each on a fresh copy of the
-// prefilled sequence.
+// prefilled sequence. profile=1: the dispatcher's time per op kind of the
+// 1-token steps and of the k_max-token verifications, on stderr.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "core/backend_dispatch.h"
 #include "core/host_services.h"
 #include "core/thread_pool.h"
 #include "oxinfer/plugin_abi.h"
@@ -82,23 +85,37 @@ int main(int argc, char** argv) {
   const int reps = argc > 6 ? std::max(1, std::atoi(argv[6])) : 5;
   const int n_prompt = argc > 7 ? std::atoi(argv[7]) : 64;
   const int k_max = argc > 8 ? std::atoi(argv[8]) : 8;
+  const bool profile = argc > 9 && std::atoi(argv[9]) != 0;
   oxinfer::ThreadPool::SetGlobalThreads(threads);
   auto model_iface = oxinfer::testing::LoadModelPlugin(argv[1]);
   if (!model_iface.ok()) {
     std::fprintf(stderr, "%s\n", std::string(model_iface.status().message()).c_str());
     return 1;
   }
-  auto backend = oxinfer::testing::OpenTestBackend(argv[2]);
+  auto backend = oxinfer::testing::OpenTestBackend(argv[2], oxinfer::DispatchOptions{profile});
   if (!backend.ok()) {
     std::fprintf(stderr, "%s\n", std::string(backend.status().message()).c_str());
     return 1;
+  }
+  // A single backend is profiled through a composition without an accelerator.
+  std::unique_ptr<oxinfer::ComposedBackend> profiled;
+  oxinfer::ComposedBackend* composed = (*backend)->composed();
+  if (profile && composed == nullptr) {
+    auto c = oxinfer::ComposedBackend::Create(nullptr, (*backend)->iface(),
+                                              oxinfer::DispatchOptions{true});
+    if (!c.ok()) {
+      std::fprintf(stderr, "%s\n", std::string(c.status().message()).c_str());
+      return 1;
+    }
+    profiled = std::move(*c);
+    composed = profiled.get();
   }
   Bench b;
   b.mi = *model_iface;
   oxi_model_open_params p{};
   p.struct_size = sizeof(p);
   p.model_dir = argv[3];
-  p.backend = (*backend)->iface();
+  p.backend = profile ? composed->iface() : (*backend)->iface();
   p.use_mmap = 1;
   p.max_sequences = 2;
   p.draft = 1;
@@ -132,6 +149,15 @@ int main(int argc, char** argv) {
     }
     return Median(t);
   };
+  if (profile) {
+    for (int k : {1, k_max}) {
+      composed->ResetProfile();
+      verify(k);
+      std::fprintf(stderr, "---- %d-token forwards (%d)\n%s", k, reps + 1,
+                   composed->ProfileReport().c_str());
+    }
+    composed->ResetProfile();
+  }
   const double step = verify(1);
   std::printf("weights %s, %d thread(s), prompt %d, median of %d\n", wt.c_str(), threads, n_prompt,
               reps);
