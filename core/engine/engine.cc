@@ -33,6 +33,16 @@ int32_t Engine::PrefillChunkFor(int32_t requested, const BackendChoice& backends
 }
 
 absl::StatusOr<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
+  if (!options.draft.empty() && options.draft != "mtp") {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "--draft %s: unknown drafter (\"mtp\": the checkpoint's own multi-token-prediction head)",
+        options.draft));
+  }
+  if ((!options.draft.empty() || options.drafter != nullptr) &&
+      (options.draft_tokens < 1 || options.draft_tokens > 64)) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("--draft-tokens %d: out of range (1 to 64)", options.draft_tokens));
+  }
   std::unique_ptr<Engine> e(new Engine());
   e->registry_ = DiscoverPlugins(options.plugin_dirs);
 
@@ -71,9 +81,19 @@ absl::StatusOr<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& option
   open.prefill_chunk = PrefillChunkFor(options.prefill_chunk, e->backends_);
   open.max_sequences = options.max_sessions > 0 ? options.max_sessions : 1;
   open.progress = options.progress;
+  open.draft = options.draft == "mtp";
   auto model = Model::Open(*e->registry_, e->model_dir_, e->composed_->iface(), open);
-  if (!model.ok()) return model.status();
+  if (!model.ok()) {
+    if (!open.draft) return model.status();
+    return absl::Status(model.status().code(),
+                        absl::StrCat("--draft mtp: ", model.status().message()));
+  }
   e->model_ = *std::move(model);
+  if (open.draft && (!e->model_->info().generates_text() || !e->model_->can_draft())) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "--draft mtp: %s (model plugin %s) has no multi-token-prediction head to draft with",
+        e->model_dir_, e->model_->plugin_name()));
+  }
   e->composed_->ResetProfile();
 
   if (e->model_->info().generates_text()) {
@@ -81,8 +101,12 @@ absl::StatusOr<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& option
     if (!text.ok()) return text.status();
     e->text_ = *std::move(text);
     e->pool_ = std::make_unique<SequencePool>(e->model_->info().max_sequences);
-    e->scheduler_ =
-        std::make_unique<BatchScheduler>(e->model_.get(), &e->model_mutex_, e->prefill_chunk_);
+    SpeculativeOptions speculative;
+    if (open.draft) e->drafter_ = std::make_unique<SelfDrafter>(e->model_.get());
+    speculative.drafter = options.drafter != nullptr ? options.drafter : e->drafter_.get();
+    speculative.max_draft = options.draft_tokens;
+    e->scheduler_ = std::make_unique<BatchScheduler>(e->model_.get(), &e->model_mutex_,
+                                                     e->prefill_chunk_, speculative);
   }
   return e;
 }

@@ -78,6 +78,17 @@ struct EngineOptions {
 
   // Time and bytes per backend operation (ProfileReport).
   bool profile = false;
+  // Speculative decoding: "" (none) or "mtp" (the checkpoint's own
+  // multi-token-prediction head drafts: OXI_MODEL_DRAFT). Verification
+  // samples every drafted position with the session's own sampler and keeps
+  // the drafts while they agree, so replies are those of plain decoding.
+  std::string draft;
+  // Drafts per round at most (adapting between 2 and this); >= 1.
+  int32_t draft_tokens = 6;
+  // A host's own drafter (borrowed, outliving the engine) instead of the
+  // checkpoint's head; the model is still opened for drafting when `draft`
+  // is "mtp" (which lets Qwen 3.5 drop a rejected tail).
+  Drafter* drafter = nullptr;
   // Recompute accelerator ops on the CPU (CheckReport); also on when the
   // environment has OXINFER_BACKEND_CHECK=1.
   bool check = false;
@@ -156,6 +167,7 @@ class Engine {
   // Language models only.
   std::unique_ptr<CheckpointText> text_;
   std::unique_ptr<SequencePool> pool_;
+  std::unique_ptr<Drafter> drafter_;           // EngineOptions::draft; null: none
   std::unique_ptr<BatchScheduler> scheduler_;  // declared last: stops first
 };
 

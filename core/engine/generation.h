@@ -20,12 +20,12 @@ namespace oxinfer::engine {
 // (media_prompt.h).
 struct PromptMedia {
   int32_t hidden_size = 0;
-  std::vector<float> rows;     // [tokens][hidden_size]; zero where mask is 0
-  std::vector<uint8_t> mask;   // [tokens]: 1 where the row replaces the token's embedding
+  std::vector<float> rows;    // [tokens][hidden_size]; zero where mask is 0
+  std::vector<uint8_t> mask;  // [tokens]: 1 where the row replaces the token's embedding
   // [tokens]: 0 for text, else a hash of the attachment's tokens and rows, so
   // that prefix reuse tells two images with the same placeholders apart.
   std::vector<uint64_t> keys;
-  int64_t n_soft_tokens = 0;   // positions with mask 1
+  int64_t n_soft_tokens = 0;  // positions with mask 1
 
   // The rows where mask is 1, in order: [n_soft_tokens][hidden_size].
   std::vector<float> SoftTokens() const;
@@ -61,6 +61,15 @@ struct GenerationOptions {
   std::vector<std::string> stop_strings;
   // Fill Reply::prompt_logits with the logits at the prompt's last position.
   bool return_prompt_logits = false;
+  // Fill Reply::draft_rounds (speculative decoding only).
+  bool record_drafts = false;
+};
+
+// One round of speculative decoding: what the drafter proposed and how many
+// of them (a prefix) the main model agreed with.
+struct DraftRound {
+  std::vector<int32_t> drafts;
+  int32_t accepted = 0;
 };
 
 // Streamed text goes to one of two channels: the reply itself, or the
@@ -96,6 +105,9 @@ struct TurnStats {
   int64_t generated_tokens = 0;
   double prefill_seconds = 0;  // until the first token was sampled
   double decode_seconds = 0;   // from then on
+  // Speculative decoding: tokens drafted, and of them accepted.
+  int64_t drafted_tokens = 0;
+  int64_t accepted_tokens = 0;
 };
 
 struct Reply {
@@ -106,7 +118,8 @@ struct Reply {
   std::vector<int32_t> tokens;  // what was generated, without the stop token
   StopReason stop_reason = StopReason::kStopToken;
   TurnStats stats;
-  std::vector<float> prompt_logits;  // vocab_size floats when asked for
+  std::vector<float> prompt_logits;      // vocab_size floats when asked for
+  std::vector<DraftRound> draft_rounds;  // GenerationOptions::record_drafts
 
   bool cancelled() const { return stop_reason == StopReason::kCancelled; }
 };

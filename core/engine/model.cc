@@ -96,6 +96,7 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Open(const PluginRegistry& registr
   params.max_sequences = options.max_sequences;
   params.progress = &ProgressThunk;
   params.progress_ctx = const_cast<ModelOpenOptions*>(&options);
+  params.draft = options.draft ? 1 : 0;
   char error[kMessageSize] = {};
   const int32_t code = iface->open(&params, &m->model_, error, sizeof error);
   if (code != OXI_OK || m->model_ == nullptr) {
@@ -158,6 +159,39 @@ void Model::FreeSequence(int32_t seq) {
     char error[kMessageSize] = {};
     iface_->seq_truncate(model_, seq, 0, error, sizeof error);
   }
+}
+
+bool Model::can_draft() const {
+  return (info_.capabilities & OXI_MODEL_DRAFT) != 0 && OXI_MODEL_HAS(iface_, draft);
+}
+
+absl::Status Model::Draft(int32_t seq, int32_t next_token, int32_t n, int32_t* tokens,
+                          float* logits, float* hidden) {
+  if (!can_draft()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(plugin_name_, ": this checkpoint has no drafting head of its own"));
+  }
+  oxi_draft_args args = {};
+  args.struct_size = sizeof args;
+  args.seq_id = seq;
+  args.next_token = next_token;
+  args.n_draft = n;
+  args.tokens_out = tokens;
+  args.logits_out = logits;
+  args.hidden_out = hidden;
+  char error[kMessageSize] = {};
+  const int32_t code = iface_->draft(model_, &args, error, sizeof error);
+  if (code != OXI_OK) {
+    return FromPlugin(code, error,
+                      absl::StrFormat("%s: drafting on sequence %d", plugin_name_, seq));
+  }
+  for (int32_t i = 0; i < n; ++i) {
+    if (tokens[i] < 0 || tokens[i] >= info_.vocab_size) {
+      return absl::InternalError(
+          absl::StrFormat("%s drafted token %d, outside the vocabulary", plugin_name_, tokens[i]));
+    }
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<Image> Model::GenerateImage(const oxi_image_request& request) {

@@ -34,6 +34,7 @@ struct ModelOpenOptions {
   int64_t context_length = 0;  // 0: the model's
   int32_t prefill_chunk = 0;   // 0: the plugin's default
   int32_t max_sequences = 1;   // sequences the engine keeps at once
+  bool draft = false;          // the engine will call Draft (OXI_MODEL_DRAFT)
   // Loading progress: `done` of `total` units in the stage `what`.
   std::function<void(double done, double total, const std::string& what)> progress;
 };
@@ -64,6 +65,14 @@ class Model {
   absl::Status TruncateSequence(int32_t seq, int64_t n_keep);
   // Empties a sequence.
   void FreeSequence(int32_t seq);
+
+  // Whether the checkpoint drafts its own next tokens (OXI_MODEL_DRAFT).
+  bool can_draft() const;
+  // n greedy drafts of the model's own head after `next_token` (sampled,
+  // not yet fed) on `seq`; logits / hidden ([n][vocab], [n][hidden]) when
+  // not null. FAILED_PRECONDITION for a model without OXI_MODEL_DRAFT.
+  absl::Status Draft(int32_t seq, int32_t next_token, int32_t n, int32_t* tokens,
+                     float* logits = nullptr, float* hidden = nullptr);
 
   // FAILED_PRECONDITION for models without OXI_MODEL_IMAGE_OUTPUT.
   absl::StatusOr<Image> GenerateImage(const oxi_image_request& request);

@@ -4,6 +4,8 @@
 #include <chrono>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
+
 namespace oxinfer::engine {
 namespace {
 
@@ -20,6 +22,12 @@ struct BatchScheduler::Active {
   size_t next_prompt = 0;        // the first prompt token not yet fed
   std::vector<int32_t> history;  // prompt + generated, for the repetition penalty
   int32_t feed = 0;              // the token sampled last, fed at the next step
+  // Speculative decoding: feed then its drafts (the next step's input), and
+  // the current draft length.
+  std::vector<int32_t> input;
+  int32_t draft_length = 0;
+  int64_t drafted = 0, accepted = 0;
+  std::vector<DraftRound> rounds;
   int64_t generated = 0;
   int64_t reused = 0;
   std::vector<float> prompt_logits;
@@ -66,12 +74,14 @@ void Turn::Complete(TurnOutcome outcome) {
 
 // ---- BatchScheduler ----
 
-BatchScheduler::BatchScheduler(Model* model, std::mutex* model_mutex, int32_t prefill_chunk)
+BatchScheduler::BatchScheduler(Model* model, std::mutex* model_mutex, int32_t prefill_chunk,
+                               SpeculativeOptions speculative)
     : model_(model),
       model_mutex_(model_mutex),
       prefill_chunk_(prefill_chunk > 0 ? prefill_chunk : 1),
       vocab_size_(model->info().vocab_size),
       context_length_(model->info().context_length),
+      speculative_(speculative),
       held_(model->info().max_sequences),
       held_keys_(model->info().max_sequences) {
   worker_ = std::thread([this] { Loop(); });
@@ -183,6 +193,78 @@ void BatchScheduler::Admit(Active& a) {
   a.next_prompt = common;
   a.reused = static_cast<int64_t>(common);
   a.history = prompt;
+  a.draft_length = speculative_.max_draft;
+}
+
+void BatchScheduler::DraftAll(const std::vector<std::unique_ptr<Active>>& active) {
+  for (const auto& p : active) {
+    Active& a = *p;
+    if (a.finished || !Runnable(a) || a.next_prompt < a.request.prompt.size()) continue;
+    a.input.assign(1, a.feed);
+    if (speculative_.drafter == nullptr) continue;
+    // No more drafts than could be kept: the rest of max_tokens (the last
+    // token comes from the verification itself) and of the context.
+    int64_t n = a.draft_length;
+    if (a.request.max_tokens > 0) n = std::min(n, a.request.max_tokens - a.generated - 1);
+    if (context_length_ > 0) {
+      n = std::min(n, context_length_ - static_cast<int64_t>(held_[a.request.seq].size()) - 1);
+    }
+    if (n < 1) continue;
+    auto drafts = speculative_.drafter->Draft(a.request.seq, held_[a.request.seq], a.feed,
+                                              static_cast<int32_t>(n));
+    if (!drafts.ok()) {
+      Finish(a, StopReason::kCancelled, drafts.status());
+      continue;
+    }
+    if (static_cast<int64_t>(drafts->size()) > n) drafts->resize(static_cast<size_t>(n));
+    for (int32_t t : *drafts) {
+      if (t < 0 || t >= vocab_size_) {
+        Finish(a, StopReason::kCancelled,
+               absl::InternalError(absl::StrCat("the drafter proposed token ", t,
+                                                ", outside the vocabulary of ", vocab_size_)));
+        break;
+      }
+    }
+    if (a.finished) continue;
+    a.input.insert(a.input.end(), drafts->begin(), drafts->end());
+  }
+}
+
+void BatchScheduler::Verify(Active& a, const oxi_batch_entry& e) {
+  const std::vector<int32_t> input = std::move(a.input);  // e.tokens points into it
+  a.input.clear();
+  const int32_t n_drafts = static_cast<int32_t>(e.n_tokens) - 1;
+  std::vector<int32_t>& held = held_[a.request.seq];
+  std::vector<uint64_t>& keys = held_keys_[a.request.seq];
+  int32_t accepted = 0;
+  int64_t consumed = 0;
+  for (int64_t j = 0; j < e.n_tokens; ++j) {
+    held.push_back(e.tokens[j]);
+    keys.push_back(0);
+    consumed = j + 1;
+    Sample(a, e.logits_out + j * static_cast<int64_t>(vocab_size_));
+    if (a.finished || j == n_drafts || a.feed != e.tokens[j + 1]) break;
+    ++accepted;
+  }
+  a.drafted += n_drafts;
+  a.accepted += accepted;
+  if (a.request.record_drafts && n_drafts > 0) {
+    a.rounds.push_back(
+        DraftRound{std::vector<int32_t>(e.tokens + 1, e.tokens + e.n_tokens), accepted});
+  }
+  a.draft_length = NextDraftLength(speculative_, a.draft_length, n_drafts, accepted);
+  if (consumed == e.n_tokens) return;
+  absl::Status cut;
+  {
+    std::lock_guard<std::mutex> model_lock(*model_mutex_);
+    cut = model_->TruncateSequence(a.request.seq, static_cast<int64_t>(held.size()));
+    if (!cut.ok()) {
+      model_->FreeSequence(a.request.seq);
+      held.clear();
+      keys.clear();
+    }
+  }
+  if (!cut.ok() && !a.finished) Finish(a, StopReason::kCancelled, cut);
 }
 
 void BatchScheduler::Step(std::vector<std::unique_ptr<Active>>& active) {
@@ -191,11 +273,17 @@ void BatchScheduler::Step(std::vector<std::unique_ptr<Active>>& active) {
       Finish(*a, StopReason::kCancelled);
     }
   }
+  {
+    std::lock_guard<std::mutex> model_lock(*model_mutex_);
+    DraftAll(active);
+  }
   entries_.clear();
   batch_.clear();
   int n_logits = 0;
   for (auto& a : active) {
     if (a->finished || !Runnable(*a)) continue;
+    // A decoding turn joins only with the input DraftAll gave it.
+    if (a->next_prompt >= a->request.prompt.size() && a->input.empty()) continue;
     oxi_batch_entry e = {};
     e.struct_size = sizeof e;
     e.seq_id = a->request.seq;
@@ -215,11 +303,13 @@ void BatchScheduler::Step(std::vector<std::unique_ptr<Active>>& active) {
       }
       e.logits = a->next_prompt + n == prompt.size() ? OXI_LOGITS_LAST : OXI_LOGITS_NONE;
     } else {
-      e.tokens = &a->feed;
-      e.n_tokens = 1;
-      e.logits = OXI_LOGITS_LAST;
+      e.tokens = a->input.data();
+      e.n_tokens = static_cast<int64_t>(a->input.size());
+      e.logits = e.n_tokens > 1 ? OXI_LOGITS_ALL : OXI_LOGITS_LAST;
     }
-    n_logits += e.logits == OXI_LOGITS_LAST ? 1 : 0;
+    n_logits += e.logits == OXI_LOGITS_ALL    ? static_cast<int>(e.n_tokens)
+                : e.logits == OXI_LOGITS_LAST ? 1
+                                              : 0;
     entries_.push_back(e);
     batch_.push_back(a.get());
   }
@@ -228,9 +318,9 @@ void BatchScheduler::Step(std::vector<std::unique_ptr<Active>>& active) {
     entry_ptrs_.clear();
     float* out = logits_.data();
     for (oxi_batch_entry& e : entries_) {
-      if (e.logits == OXI_LOGITS_LAST) {
+      if (e.logits != OXI_LOGITS_NONE) {
         e.logits_out = out;
-        out += vocab_size_;
+        out += (e.logits == OXI_LOGITS_ALL ? e.n_tokens : 1) * static_cast<int64_t>(vocab_size_);
       }
       entry_ptrs_.push_back(&e);
     }
@@ -253,6 +343,10 @@ void BatchScheduler::Step(std::vector<std::unique_ptr<Active>>& active) {
         continue;
       }
       const oxi_batch_entry& e = entries_[i];
+      if (a.next_prompt >= a.request.prompt.size()) {
+        Verify(a, e);  // a decoding step, with or without drafts
+        continue;
+      }
       std::vector<int32_t>& held = held_[a.request.seq];
       held.insert(held.end(), e.tokens, e.tokens + e.n_tokens);
       std::vector<uint64_t>& keys = held_keys_[a.request.seq];
@@ -308,6 +402,9 @@ void BatchScheduler::Finish(Active& a, StopReason reason, absl::Status status) {
   outcome.prefill_seconds = Seconds((a.sampled ? a.first_logits : now) - a.start);
   outcome.decode_seconds = a.sampled ? Seconds(now - a.first_logits) : 0.0;
   outcome.prompt_logits = std::move(a.prompt_logits);
+  outcome.drafted_tokens = a.drafted;
+  outcome.accepted_tokens = a.accepted;
+  outcome.draft_rounds = std::move(a.rounds);
   a.finished = true;
   a.turn->Complete(std::move(outcome));
 }

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "core/engine/drafter.h"
 #include "core/engine/generation.h"
 #include "core/engine/model.h"
 #include "core/sampling/sampler.h"
@@ -38,6 +39,7 @@ struct TurnRequest {
   const std::vector<int32_t>* stop_tokens = nullptr;  // sorted; not emitted
   int64_t max_tokens = -1;                            // as GenerationOptions::max_tokens
   bool return_prompt_logits = false;
+  bool record_drafts = false;  // TurnOutcome::draft_rounds
   // Read at every step; the turn then ends as kCancelled.
   const std::atomic<bool>* cancel = nullptr;
 };
@@ -48,6 +50,8 @@ struct TurnOutcome {
   int64_t reused_tokens = 0;
   double prefill_seconds = 0, decode_seconds = 0;
   std::vector<float> prompt_logits;
+  int64_t drafted_tokens = 0, accepted_tokens = 0;
+  std::vector<DraftRound> draft_rounds;
 };
 
 class BatchScheduler;
@@ -88,7 +92,11 @@ class BatchScheduler {
 
   // `model` and `model_mutex` are borrowed and must outlive the scheduler;
   // prompts are fed in chunks of at most prefill_chunk tokens per forward.
-  BatchScheduler(Model* model, std::mutex* model_mutex, int32_t prefill_chunk);
+  // With speculative.drafter (borrowed, outliving the scheduler) every
+  // decoding step feeds the sampled token and its drafts, and keeps what the
+  // model's own sampling agrees with: the tokens are those of plain decoding.
+  BatchScheduler(Model* model, std::mutex* model_mutex, int32_t prefill_chunk,
+                 SpeculativeOptions speculative = {});
   // Ends running turns (ABORTED) and joins the worker.
   ~BatchScheduler();
   BatchScheduler(const BatchScheduler&) = delete;
@@ -110,6 +118,11 @@ class BatchScheduler {
   // One forward over every runnable turn, then sampling; ended turns leave `active`.
   void Step(std::vector<std::unique_ptr<Active>>& active);
   void Sample(Active& a, const float* logits);
+  // Drafts for every decoding turn in the batch (model lock held).
+  void DraftAll(const std::vector<std::unique_ptr<Active>>& active);
+  // Samples the rows of a drafted entry while they agree with the drafts,
+  // then drops the positions past the last one kept (model lock taken).
+  void Verify(Active& a, const oxi_batch_entry& e);
   void Finish(Active& a, StopReason reason, absl::Status status = absl::OkStatus());
 
   Model* const model_;
@@ -117,6 +130,7 @@ class BatchScheduler {
   const int32_t prefill_chunk_;
   const int32_t vocab_size_;
   const int64_t context_length_;
+  const SpeculativeOptions speculative_;
 
   std::mutex mu_;
   std::condition_variable cv_;

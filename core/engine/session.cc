@@ -102,6 +102,7 @@ absl::StatusOr<Reply> Session::Generate(const Prompt& prompt, const GenerationOp
   request.stop_tokens = &context_.text->stop_tokens;
   request.max_tokens = options.max_tokens;
   request.return_prompt_logits = options.return_prompt_logits;
+  request.record_drafts = options.record_drafts;
   request.cancel = &cancel_;
   std::shared_ptr<Turn> turn = context_.scheduler->Start(std::move(request));
 
@@ -178,6 +179,9 @@ absl::StatusOr<Reply> Session::Generate(const Prompt& prompt, const GenerationOp
   stats.generated_tokens = static_cast<int64_t>(reply.tokens.size());
   stats.prefill_seconds = outcome.prefill_seconds;
   stats.decode_seconds = outcome.decode_seconds;
+  stats.drafted_tokens = outcome.drafted_tokens;
+  stats.accepted_tokens = outcome.accepted_tokens;
+  reply.draft_rounds = outcome.draft_rounds;
   return reply;
 }
 

@@ -60,6 +60,13 @@ ABSL_FLAG(int, prefill_chunk, 0,
           "plugin's, 256 on CPU).");
 ABSL_FLAG(int, context, 0, "Context length (default: the model's).");
 ABSL_FLAG(bool, profile, false, "Print time and bandwidth per backend operation.");
+ABSL_FLAG(std::string, draft, "",
+          "Speculative decoding: mtp (the checkpoint's own multi-token-prediction head "
+          "drafts; the reply is the same as without).");
+ABSL_FLAG(int, draft_tokens, 6,
+          "With --draft: tokens drafted per round at most (the length adapts from 2 to this).");
+ABSL_FLAG(bool, show_drafts, false,
+          "With --draft: print every round's drafted ids and how many were accepted.");
 
 // Text.
 ABSL_FLAG(std::string, prompt, "", "The prompt (-p).");
@@ -161,6 +168,10 @@ absl::Status CheckFlags() {
       CheckCountFlag("prefill-chunk", absl::GetFlag(FLAGS_prefill_chunk), 0, kIntMax),
       CheckCountFlag("context", absl::GetFlag(FLAGS_context), 0, kIntMax),
       CheckCountFlag("top-k", absl::GetFlag(FLAGS_top_k), 0, kIntMax),
+      CheckCountFlag("draft-tokens", absl::GetFlag(FLAGS_draft_tokens), 1, 64),
+      absl::GetFlag(FLAGS_show_drafts) && absl::GetFlag(FLAGS_draft).empty()
+          ? absl::InvalidArgumentError("--show-drafts needs --draft (e.g. --draft mtp)")
+          : absl::OkStatus(),
       CheckCountFlag("steps", absl::GetFlag(FLAGS_steps), 0, limits::kMaxDenoisingSteps),
       CheckRealFlag("temp", absl::GetFlag(FLAGS_temp), 0.0, 1e6),
       CheckRealFlag("top-p", absl::GetFlag(FLAGS_top_p), 1e-9, 1.0),
@@ -191,6 +202,8 @@ TextFlags GetTextFlags() {
   text.chat = absl::GetFlag(FLAGS_chat);
   text.show_tokens = absl::GetFlag(FLAGS_show_tokens);
   text.profile = absl::GetFlag(FLAGS_profile);
+  text.drafting = !absl::GetFlag(FLAGS_draft).empty();
+  text.show_drafts = absl::GetFlag(FLAGS_show_drafts);
   text.max_tokens = absl::GetFlag(FLAGS_max_tokens);
   text.dump_logits = absl::GetFlag(FLAGS_dump_logits);
   text.sampling.temperature = static_cast<float>(absl::GetFlag(FLAGS_temp));
@@ -298,6 +311,8 @@ int Main(int argc, char** argv) {
   options.prefill_chunk = absl::GetFlag(FLAGS_prefill_chunk);
   options.context_length = absl::GetFlag(FLAGS_context);
   options.profile = absl::GetFlag(FLAGS_profile);
+  options.draft = absl::GetFlag(FLAGS_draft);
+  options.draft_tokens = absl::GetFlag(FLAGS_draft_tokens);
   if (options.model_dir.empty() && !DefaultModelDir().empty()) {
     std::fprintf(stderr,
                  "oxinfer: no --model given: running the tiny built-in demonstration model "

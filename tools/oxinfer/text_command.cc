@@ -181,6 +181,7 @@ class Conversation {
     engine::GenerationOptions options;
     options.max_tokens = flags_.max_tokens;
     options.return_prompt_logits = !flags_.dump_logits.empty();
+    options.record_drafts = flags_.show_drafts;
     const engine::ModelInfo& info = engine_.model_info();
     StreamPrinter printer(info.reasoning_start, info.reasoning_end, prompt->opens_reasoning);
     auto print = [&](const engine::StreamEvent& e) {
@@ -218,6 +219,7 @@ class Conversation {
       if (!s.ok()) return s;
     }
     if (flags_.show_tokens) PrintTokens("generated", reply->tokens);
+    if (flags_.show_drafts) PrintDrafts(reply->draft_rounds);
     PrintStats(*reply);
     return absl::OkStatus();
   }
@@ -237,6 +239,15 @@ class Conversation {
     std::fprintf(stderr, "[%s tokens:%s]\n", what, out.c_str());
   }
 
+  static void PrintDrafts(const std::vector<engine::DraftRound>& rounds) {
+    for (size_t r = 0; r < rounds.size(); ++r) {
+      std::string ids;
+      for (int32_t id : rounds[r].drafts) absl::StrAppend(&ids, " ", id);
+      std::fprintf(stderr, "[draft %d:%s -> %d/%d accepted]\n", static_cast<int>(r + 1),
+                   ids.c_str(), rounds[r].accepted, static_cast<int>(rounds[r].drafts.size()));
+    }
+  }
+
   void PrintStats(const engine::Reply& reply) {
     const engine::TurnStats& s = reply.stats;
     const int64_t prefilled = s.prompt_tokens - s.reused_tokens;
@@ -250,6 +261,11 @@ class Conversation {
                  static_cast<int>(s.generated_tokens), s.decode_seconds,
                  s.decode_seconds > 0 ? s.generated_tokens / s.decode_seconds : 0.0,
                  reply.cancelled() ? "  [interrupted]" : "");
+    if (flags_.profile && flags_.drafting) {
+      std::fprintf(stderr, "accepted %d/%d drafts (%.1f%%)\n", static_cast<int>(s.accepted_tokens),
+                   static_cast<int>(s.drafted_tokens),
+                   s.drafted_tokens > 0 ? 100.0 * s.accepted_tokens / s.drafted_tokens : 0.0);
+    }
     if (flags_.profile) {
       std::fprintf(stderr, "%s", engine_.ProfileReport().c_str());
       engine_.ResetProfile();

@@ -26,6 +26,8 @@ struct TextFlags {
   bool chat = false;
   bool show_tokens = false;
   bool profile = false;
+  bool drafting = false;     // --draft: print acceptance with --profile
+  bool show_drafts = false;  // --show-drafts
   int max_tokens = 512;
   std::string dump_logits;  // file for the last prompt token's logits (f32 LE)
   sampling::SamplingParams sampling;

@@ -195,6 +195,7 @@ sdk::StatusOr<Qwen35Config> ParseQwen35Config(std::string_view config_json,
   OXI_RETURN_IF_ERROR(ReadInt(t, "linear_value_head_dim", &c.linear_value_head_dim));
   OXI_RETURN_IF_ERROR(ReadInt(t, "linear_conv_kernel_dim", &c.linear_conv_kernel_dim));
   OXI_RETURN_IF_ERROR(ReadInt(t, "max_position_embeddings", &c.max_position_embeddings));
+  OXI_RETURN_IF_ERROR(ReadInt(t, "mtp_num_hidden_layers", &c.mtp_num_hidden_layers));
   OXI_RETURN_IF_ERROR(ReadNumber(t, "rms_norm_eps", &c.rms_norm_eps));
   OXI_RETURN_IF_ERROR(ReadBool(t, "attn_output_gate", &c.attn_output_gate));
   bool attention_bias = false;

@@ -1,6 +1,6 @@
 // Qwen 3.5 / 3.6 / 3.8 dense (model_type qwen3_5 / qwen3_5_text) configuration,
-// read from a checkpoint's config.json (the text part; the vision tower and the
-// MTP head are not used by the text model) through the host's JSON parser.
+// read from a checkpoint's config.json (the text part; the vision tower is not
+// used, the MTP head only for drafting) through the host's JSON parser.
 #ifndef OXINFER_PLUGINS_MODELS_QWEN35_QWEN35_CONFIG_H_
 #define OXINFER_PLUGINS_MODELS_QWEN35_QWEN35_CONFIG_H_
 
@@ -40,6 +40,7 @@ struct Qwen35Config {
   double rms_norm_eps = 1e-6;
   bool tie_word_embeddings = false;
   int64_t max_position_embeddings = 0;
+  int64_t mtp_num_hidden_layers = 0;  // the MTP head's layers (drafting reads the first)
   std::vector<LayerType> layer_types;
   // End-of-turn tokens: the top level's eos_token_id, then text_config's (no repeats).
   std::vector<int64_t> eos_token_ids;

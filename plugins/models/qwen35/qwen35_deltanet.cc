@@ -10,6 +10,11 @@ namespace {
 constexpr float kL2NormEps = 1e-6f;  // transformers' l2norm default
 constexpr int32_t kDeltaChunk = 64;  // transformers' chunk size
 
+// Where the states after row i of a verification piece go (Piece::steps).
+uint64_t StepBlock(const Block& b, const Piece& p, int64_t i) {
+  return b.sequences->states_bytes() * static_cast<uint64_t>(p.step0 + i + 1);
+}
+
 }  // namespace
 
 sdk::Status DeltaNetLayer(const Block& b, const DeltaNetWeights& w, int64_t index,
@@ -28,15 +33,28 @@ sdk::Status DeltaNetLayer(const Block& b, const DeltaNetWeights& w, int64_t inde
   // Causal depthwise conv + SiLU over each sequence's history. The conv is
   // per channel, so the q, k and v channels (column views of in_proj_qkv)
   // convolve separately into packed tensors the head-wise ops can reshape.
-  for (const Piece& p : b.pieces) {
+  // A verification piece runs token by token (as plain decoding does) so
+  // that the states after each token can be kept (Piece::steps).
+  auto convolve = [&](const Piece& p, int64_t r0, int64_t n) -> sdk::Status {
     const ConvState st = b.sequences->Conv(p.seq, index);
-    const sdk::Tensor x = ws.qkv.Rows(p.row0, p.n);
+    const sdk::Tensor x = ws.qkv.Rows(r0, n);
     OXI_RETURN_IF_ERROR(cx.Conv1dCausal(x.Cols(0, KD), w.conv_w->Rows(0, KD), st.q,
-                                        ws.q.Rows(p.row0, p.n), OXI_UNARY_SILU));
+                                        ws.q.Rows(r0, n), OXI_UNARY_SILU));
     OXI_RETURN_IF_ERROR(cx.Conv1dCausal(x.Cols(KD, KD), w.conv_w->Rows(KD, KD), st.k,
-                                        ws.k.Rows(p.row0, p.n), OXI_UNARY_SILU));
-    OXI_RETURN_IF_ERROR(cx.Conv1dCausal(x.Cols(2 * KD, VD), w.conv_w->Rows(2 * KD, VD), st.v,
-                                        ws.v.Rows(p.row0, p.n), OXI_UNARY_SILU));
+                                        ws.k.Rows(r0, n), OXI_UNARY_SILU));
+    return cx.Conv1dCausal(x.Cols(2 * KD, VD), w.conv_w->Rows(2 * KD, VD), st.v, ws.v.Rows(r0, n),
+                           OXI_UNARY_SILU);
+  };
+  for (const Piece& p : b.pieces) {
+    if (p.steps == nullptr) {
+      OXI_RETURN_IF_ERROR(convolve(p, p.row0, p.n));
+    } else {
+      for (int64_t i = 0; i < p.n; ++i) {
+        OXI_RETURN_IF_ERROR(convolve(p, p.row0 + i, 1));
+        OXI_RETURN_IF_ERROR(b.sequences->SaveLayerState(p.seq, index, Sequences::Part::kConv,
+                                                        p.steps, StepBlock(b, p, i)));
+      }
+    }
   }
   const int64_t rows = b.rows;
   const sdk::Tensor q_heads = ws.q.Reshape(rows * nk, dk);
@@ -53,22 +71,33 @@ sdk::Status DeltaNetLayer(const Block& b, const DeltaNetWeights& w, int64_t inde
 
   // The gated delta rule on each sequence's recurrent state: the recurrent
   // form for one token, the chunked one for more.
-  for (const Piece& p : b.pieces) {
+  auto delta = [&](const Piece& p, int64_t r0, int64_t n) -> sdk::Status {
     oxi_gated_delta_args g = sdk::Compute::GatedDeltaArgs();
-    g.q = ws.q.Rows(p.row0, p.n);
-    g.k = ws.k.Rows(p.row0, p.n);
-    g.v = ws.v.Rows(p.row0, p.n);
-    g.g = ws.a.Rows(p.row0, p.n);
-    g.beta = ws.b.Rows(p.row0, p.n);
+    g.q = ws.q.Rows(r0, n);
+    g.k = ws.k.Rows(r0, n);
+    g.v = ws.v.Rows(r0, n);
+    g.g = ws.a.Rows(r0, n);
+    g.beta = ws.b.Rows(r0, n);
     g.state = b.sequences->Recurrent(p.seq, index);
-    g.out = ws.core.Rows(p.row0, p.n);
+    g.out = ws.core.Rows(r0, n);
     g.n_k_heads = static_cast<int32_t>(nk);
     g.n_v_heads = static_cast<int32_t>(nv);
     g.k_dim = static_cast<int32_t>(dk);
     g.v_dim = static_cast<int32_t>(dv);
     g.mode = OXI_GATED_DELTA_AUTO;
     g.chunk_size = kDeltaChunk;
-    OXI_RETURN_IF_ERROR(cx.GatedDelta(g));
+    return cx.GatedDelta(g);
+  };
+  for (const Piece& p : b.pieces) {
+    if (p.steps == nullptr) {
+      OXI_RETURN_IF_ERROR(delta(p, p.row0, p.n));
+      continue;
+    }
+    for (int64_t i = 0; i < p.n; ++i) {
+      OXI_RETURN_IF_ERROR(delta(p, p.row0 + i, 1));
+      OXI_RETURN_IF_ERROR(b.sequences->SaveLayerState(p.seq, index, Sequences::Part::kRecurrent,
+                                                      p.steps, StepBlock(b, p, i)));
+    }
   }
 
   // Gated RMSNorm per value head (plain weight), times SiLU(z); then out_proj.

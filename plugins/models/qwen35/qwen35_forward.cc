@@ -17,6 +17,9 @@ using sdk::StrCat;
 // Rows per LM-head matmul: bounds the logits scratch ([rows][vocab] f32) when
 // every position's logits are asked for.
 constexpr int64_t kLogitRowsPerPass = 64;
+// The longest entry asking OXI_LOGITS_ALL whose every position's DeltaNet
+// states are kept when drafting (a speculative verification).
+constexpr int64_t kMaxVerification = 64;
 
 }  // namespace
 
@@ -43,11 +46,30 @@ sdk::Status Qwen35Model::CheckEntries(const std::vector<sdk::BatchEntry>& batch)
   return sdk::OkStatus();
 }
 
+sdk::Status Qwen35Model::SaveRewinds(const std::vector<sdk::BatchEntry>& batch) {
+  const uint64_t block = sequences_->states_bytes();
+  for (const sdk::BatchEntry& b : batch) {
+    Rewind& r = rewinds_[b.seq];
+    r.from = -1;
+    if (b.logits != OXI_LOGITS_ALL || b.n > kMaxVerification) continue;
+    const uint64_t need = block * static_cast<uint64_t>(b.n + 1);
+    if (need > 0 && r.steps.size() < need) {
+      r.steps.Reset();
+      OXI_ASSIGN_OR_RETURN(r.steps, cx_.Alloc(need));
+    }
+    if (block > 0) OXI_RETURN_IF_ERROR(sequences_->SaveStates(b.seq, r.steps.get(), 0));
+    r.from = sequences_->length(b.seq);
+    r.n = b.n;
+  }
+  return sdk::OkStatus();
+}
+
 sdk::Status Qwen35Model::Forward(const std::vector<sdk::BatchEntry>& batch) {
   OXI_RETURN_IF_ERROR(CheckEntries(batch));
   for (const sdk::BatchEntry& b : batch) {
     OXI_RETURN_IF_ERROR(sequences_->Reserve(b.seq, sequences_->length(b.seq) + b.n));
   }
+  if (mtp_ != nullptr) OXI_RETURN_IF_ERROR(SaveRewinds(batch));
   std::vector<size_t> order(batch.size());
   std::iota(order.begin(), order.end(), size_t{0});
   std::stable_sort(order.begin(), order.end(),
@@ -123,6 +145,11 @@ sdk::Status Qwen35Model::ForwardBlock(const std::vector<sdk::BatchEntry>& batch,
     p.row0 = blk.rows;
     p.n = s.n;
     p.pos0 = sequences_->length(b.seq);
+    if (mtp_ != nullptr && b.logits == OXI_LOGITS_ALL && rewinds_[b.seq].from >= 0 &&
+        sequences_->states_bytes() > 0) {
+      p.steps = rewinds_[b.seq].steps.get();
+      p.step0 = s.start;
+    }
     blk.pieces.push_back(p);
     for (int64_t i = 0; i < s.n; ++i) positions.push_back(static_cast<int32_t>(p.pos0 + i));
     if (b.logits == OXI_LOGITS_ALL) {
@@ -157,8 +184,29 @@ sdk::Status Qwen35Model::ForwardBlock(const std::vector<sdk::BatchEntry>& batch,
     }();
     if (!layer.ok()) return layer.WithContext(StrCat("layer ", i));
   }
+  if (mtp_ != nullptr) OXI_RETURN_IF_ERROR(KeepHidden(batch, spans, blk, x));
   if (logit_rows.empty()) return sdk::OkStatus();
   return Logits(blk, x, logit_rows);
+}
+
+// The final norm of every row (vLLM's MTP reads the main model's normed
+// hidden states), read back for the head.
+sdk::Status Qwen35Model::KeepHidden(const std::vector<sdk::BatchEntry>& batch,
+                                    const std::vector<Span>& spans, const Block& blk,
+                                    const sdk::Tensor& x) {
+  const int64_t H = config_.hidden_size;
+  const float eps = static_cast<float>(config_.rms_norm_eps);
+  OXI_RETURN_IF_ERROR(cx_.RmsNorm(x, weights_.final_norm, blk.ws.h, eps, 1.0f));
+  std::vector<float> hidden(static_cast<size_t>(blk.rows * H));
+  OXI_RETURN_IF_ERROR(cx_.Read(blk.ws.h, hidden.data()));
+  for (size_t i = 0; i < spans.size(); ++i) {
+    const sdk::BatchEntry& b = batch[spans[i].entry];
+    const Piece& p = blk.pieces[i];
+    OXI_RETURN_IF_ERROR(mtp_->Keep(b.seq, p.pos0, p.n,
+                                   b.tokens != nullptr ? b.tokens + spans[i].start : nullptr,
+                                   hidden.data() + p.row0 * H));
+  }
+  return sdk::OkStatus();
 }
 
 // The final norm and the LM head on the rows that want logits, read into the

@@ -22,6 +22,11 @@ struct Piece {
   int64_t row0 = 0;
   int64_t n = 0;
   int64_t pos0 = 0;
+  // Non-null (a speculative verification): the DeltaNet layers feed the
+  // piece token by token and save every layer's state after row i as block
+  // step0 + i + 1 of this buffer (blocks of Sequences::states_bytes()).
+  oxi_buffer* steps = nullptr;
+  int64_t step0 = 0;
 };
 
 // Activations reused by every layer of a block (views into the forward's scratch).

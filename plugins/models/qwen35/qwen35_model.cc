@@ -78,12 +78,18 @@ sdk::StatusOr<std::unique_ptr<Qwen35Model>> Qwen35Model::Open(const sdk::OpenPar
   }
   m->sequences_ =
       std::make_unique<Sequences>(&m->cx_, config, m->max_sequences_, m->context_length_);
+  if (m->weights_.has_mtp) {
+    m->mtp_ = std::make_unique<MtpHead>(&m->cx_, config, &m->weights_, m->max_sequences_,
+                                        m->context_length_);
+    m->rewinds_.resize(static_cast<size_t>(m->max_sequences_));
+  }
   return m;
 }
 
 sdk::ModelInfo Qwen35Model::Info() const {
   sdk::ModelInfo i;
   i.capabilities = OXI_MODEL_TEXT | OXI_MODEL_EMBEDDING_INPUT;
+  if (mtp_ != nullptr) i.capabilities |= OXI_MODEL_DRAFT;
   i.family = "qwen35";
   i.vocab_size = static_cast<int32_t>(config_.vocab_size);
   i.hidden_size = static_cast<int32_t>(config_.hidden_size);
@@ -104,9 +110,27 @@ sdk::Status Qwen35Model::Truncate(int32_t seq, int64_t n_keep) {
   const int64_t length = sequences_->length(seq);
   if (n_keep == 0) {
     sequences_->Clear(seq, /*release=*/false);
+    if (mtp_ != nullptr) {
+      mtp_->Clear(seq, /*release=*/false);
+      rewinds_[seq].from = -1;
+    }
     return sdk::OkStatus();
   }
   if (n_keep >= length) return sdk::OkStatus();
+  if (mtp_ != nullptr && rewinds_[seq].from >= 0 && n_keep >= rewinds_[seq].from &&
+      n_keep <= rewinds_[seq].from + rewinds_[seq].n) {
+    // A rejected speculative tail: the states of the last position kept;
+    // the KV caches are overwritten from there.
+    Rewind& r = rewinds_[seq];
+    if (sequences_->states_bytes() > 0) {
+      OXI_RETURN_IF_ERROR(sequences_->RestoreStates(
+          seq, r.steps.get(), sequences_->states_bytes() * static_cast<uint64_t>(n_keep - r.from)));
+    }
+    sequences_->set_length(seq, n_keep);
+    mtp_->Truncate(seq, n_keep);
+    r.n = n_keep - r.from;
+    return sdk::OkStatus();
+  }
   return sdk::FailedPreconditionError(StrCat("seq_truncate: sequence ", seq, " holds ", length,
                                              " positions; Qwen 3.5's DeltaNet ",
                                              "states cannot be rewound to ", n_keep, " (only 0 or ",
@@ -117,6 +141,7 @@ sdk::Status Qwen35Model::CopySequence(int32_t src, int32_t dst, int64_t n) {
   const int64_t length = sequences_->length(src);
   if (n == 0) {
     sequences_->Clear(dst, /*release=*/false);
+    if (mtp_ != nullptr) mtp_->Clear(dst, /*release=*/false);
     return sdk::OkStatus();
   }
   if (n != length) {
@@ -124,10 +149,28 @@ sdk::Status Qwen35Model::CopySequence(int32_t src, int32_t dst, int64_t n) {
         StrCat("seq_copy: sequence ", src, " holds ", length, " positions; Qwen 3.5's DeltaNet ",
                "states cannot be rewound, so only all of them (or none) can be copied, not ", n));
   }
+  if (mtp_ != nullptr) {
+    OXI_RETURN_IF_ERROR(mtp_->Copy(src, dst));
+    rewinds_[dst].from = -1;
+  }
   return sequences_->Copy(src, dst);
 }
 
-void Qwen35Model::FreeSequence(int32_t seq) { sequences_->Clear(seq, /*release=*/true); }
+void Qwen35Model::FreeSequence(int32_t seq) {
+  sequences_->Clear(seq, /*release=*/true);
+  if (mtp_ != nullptr) {
+    mtp_->Clear(seq, /*release=*/true);
+    rewinds_[seq] = Rewind();
+  }
+}
+
+sdk::Status Qwen35Model::Draft(const sdk::DraftRequest& request) {
+  if (mtp_ == nullptr) {
+    return sdk::FailedPreconditionError(
+        "draft: the model was not opened for drafting (oxi_model_open_params.draft)");
+  }
+  return mtp_->Draft(request, sequences_->length(request.seq), &scratch_);
+}
 
 }  // namespace qwen35
 }  // namespace oxinfer

@@ -13,6 +13,7 @@
 #include "oxinfer/sdk/model_plugin.hpp"
 #include "plugins/models/qwen35/qwen35_config.h"
 #include "plugins/models/qwen35/qwen35_layers.h"
+#include "plugins/models/qwen35/qwen35_mtp.h"
 #include "plugins/models/qwen35/qwen35_sequences.h"
 #include "plugins/models/qwen35/qwen35_weights.h"
 
@@ -26,13 +27,25 @@ class Qwen35Model {
 
   sdk::ModelInfo Info() const;
   sdk::Status Forward(const std::vector<sdk::BatchEntry>& batch);
-  // Only 0 (start over) and the sequence's length: DeltaNet states cannot be rewound.
+  // 0 (start over), the sequence's length, and, when drafting, any length
+  // within the last forward that asked OXI_LOGITS_ALL for it (the DeltaNet
+  // states of each of its positions were kept). Other lengths: DeltaNet
+  // states cannot be rewound.
   sdk::Status Truncate(int32_t seq, int64_t n_keep);
   // Only the whole of src (or nothing).
   sdk::Status CopySequence(int32_t src, int32_t dst, int64_t n);
   void FreeSequence(int32_t seq);
+  // With the MTP head (opened for drafting): qwen35_mtp.h.
+  sdk::Status Draft(const sdk::DraftRequest& request);
 
  private:
+  // What a sequence returns to when a verification's tail is dropped: the
+  // DeltaNet states before it (block 0) and after each of its n positions.
+  struct Rewind {
+    int64_t from = -1;  // the length before that forward; -1: none
+    int64_t n = 0;
+    sdk::Buffer steps;  // [n + 1] blocks of Sequences::states_bytes()
+  };
   // Tokens [start, start + n) of batch entry `entry`, computed in one block.
   struct Span {
     size_t entry = 0;
@@ -53,6 +66,11 @@ class Qwen35Model {
   sdk::Status Embed(const std::vector<sdk::BatchEntry>& batch, const std::vector<Span>& spans,
                     const sdk::Tensor& x);
   sdk::Status Logits(const Block& block, const sdk::Tensor& x, const std::vector<LogitRow>& rows);
+  // Hands the block's final-norm hidden states to the MTP head.
+  sdk::Status KeepHidden(const std::vector<sdk::BatchEntry>& batch, const std::vector<Span>& spans,
+                         const Block& block, const sdk::Tensor& x);
+  // Saves the states of every entry that may be cut back (OXI_LOGITS_ALL).
+  sdk::Status SaveRewinds(const std::vector<sdk::BatchEntry>& batch);
 
   Qwen35Config config_;
   sdk::Compute cx_;
@@ -62,6 +80,8 @@ class Qwen35Model {
   int32_t max_sequences_ = 1;
   std::vector<int64_t> type_index_;  // each layer's index among the layers of its type
   std::unique_ptr<Sequences> sequences_;
+  std::unique_ptr<MtpHead> mtp_;  // opened for drafting
+  std::vector<Rewind> rewinds_;   // per sequence, when drafting
   sdk::Scratch scratch_;
 };
 

@@ -3,9 +3,13 @@
 #include <algorithm>
 #include <utility>
 
+#include "oxinfer/sdk/common.hpp"
+
 namespace oxinfer {
 namespace qwen35 {
 namespace {
+
+using sdk::StrCat;
 
 constexpr uint64_t kAlign = 256;
 constexpr int64_t kMinKvRows = 256;
@@ -136,6 +140,33 @@ sdk::Status Sequences::Copy(int32_t src, int32_t dst) {
   to.length = from.length;
   to.states_zero = false;
   return sdk::OkStatus();
+}
+
+sdk::Status Sequences::SaveStates(int32_t seq, oxi_buffer* dst, uint64_t offset) const {
+  const Sequence& s = seqs_[seq];
+  if (!s.states) return sdk::OkStatus();
+  return cx_->CopyBytes(dst, offset, s.states.get(), 0, static_cast<int64_t>(states_bytes()));
+}
+
+sdk::Status Sequences::SaveLayerState(int32_t seq, int64_t layer, Part part, oxi_buffer* dst,
+                                      uint64_t offset) const {
+  const Sequence& s = seqs_[seq];
+  const uint64_t conv = 2 * AlignUp(kernel_history_ * key_dim_ * sizeof(float)) +
+                        AlignUp(kernel_history_ * value_dim_ * sizeof(float));
+  uint64_t at = layer_state_bytes_ * static_cast<uint64_t>(layer);
+  uint64_t bytes = conv;
+  if (part == Part::kRecurrent) {
+    at += conv;
+    bytes = layer_state_bytes_ - conv;
+  }
+  return cx_->CopyBytes(dst, offset + at, s.states.get(), at, static_cast<int64_t>(bytes));
+}
+
+sdk::Status Sequences::RestoreStates(int32_t seq, oxi_buffer* src, uint64_t offset) {
+  Sequence& s = seqs_[seq];
+  if (!s.states) return sdk::InternalError(StrCat("sequence ", seq, ": no states to restore"));
+  s.states_zero = false;
+  return cx_->CopyBytes(s.states.get(), 0, src, offset, static_cast<int64_t>(states_bytes()));
 }
 
 }  // namespace qwen35

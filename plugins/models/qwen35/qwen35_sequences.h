@@ -45,6 +45,21 @@ class Sequences {
   // dst becomes a copy of src (every state and the cached positions).
   sdk::Status Copy(int32_t src, int32_t dst);
 
+  // Speculative verification keeps the DeltaNet states of every position it
+  // feeds, so that a rejected tail is dropped without feeding anything
+  // again (the KV caches only grow; set_length forgets what is beyond).
+  // The bytes of one copy of a sequence's DeltaNet states (all layers).
+  uint64_t states_bytes() const { return layer_state_bytes_ * static_cast<uint64_t>(n_deltanet_); }
+  // Copies all of seq's states to dst at `offset`, or one layer's conv
+  // history or recurrent state into the same layout (its share of a
+  // states_bytes() block at `offset`).
+  sdk::Status SaveStates(int32_t seq, oxi_buffer* dst, uint64_t offset) const;
+  enum class Part { kConv, kRecurrent };
+  sdk::Status SaveLayerState(int32_t seq, int64_t deltanet_layer, Part part, oxi_buffer* dst,
+                             uint64_t offset) const;
+  // seq's states become the states_bytes() block of src at `offset`.
+  sdk::Status RestoreStates(int32_t seq, oxi_buffer* src, uint64_t offset);
+
  private:
   struct Sequence {
     int64_t length = 0;

@@ -88,6 +88,55 @@ sdk::Status LoadAttention(const Loader& ld, const Qwen35Config& c, const std::st
   return sdk::OkStatus();
 }
 
+sdk::Status LoadLayerCommon(const Loader& ld, const Qwen35Config& c, const std::string& p,
+                            LayerWeights* L) {
+  const int64_t H = c.hidden_size;
+  OXI_ASSIGN_OR_RETURN(L->input_norm, ld.Vector(p + "input_layernorm.weight", H));
+  OXI_ASSIGN_OR_RETURN(L->post_norm, ld.Vector(p + "post_attention_layernorm.weight", H));
+  OXI_ASSIGN_OR_RETURN(L->gate_proj,
+                       ld.Quantised(p + "mlp.gate_proj.weight", c.intermediate_size, H));
+  OXI_ASSIGN_OR_RETURN(L->up_proj, ld.Quantised(p + "mlp.up_proj.weight", c.intermediate_size, H));
+  OXI_ASSIGN_OR_RETURN(L->down_proj,
+                       ld.Quantised(p + "mlp.down_proj.weight", H, c.intermediate_size));
+  return sdk::OkStatus();
+}
+
+// The MTP head of the published checkpoints: mtp.fc, its three norms and
+// mtp.layers.0 (a full-attention decoder layer shaped as the main ones).
+sdk::Status LoadMtp(const sdk::Weights& file, const Loader& ld, const Qwen35Config& c,
+                    MtpWeights* m) {
+  const char* kNeeded[] = {"mtp.fc.weight",
+                           "mtp.pre_fc_norm_embedding.weight",
+                           "mtp.pre_fc_norm_hidden.weight",
+                           "mtp.norm.weight",
+                           "mtp.layers.0.input_layernorm.weight",
+                           "mtp.layers.0.post_attention_layernorm.weight",
+                           "mtp.layers.0.mlp.gate_proj.weight",
+                           "mtp.layers.0.mlp.up_proj.weight",
+                           "mtp.layers.0.mlp.down_proj.weight",
+                           "mtp.layers.0.self_attn.q_proj.weight",
+                           "mtp.layers.0.self_attn.k_proj.weight",
+                           "mtp.layers.0.self_attn.v_proj.weight",
+                           "mtp.layers.0.self_attn.o_proj.weight",
+                           "mtp.layers.0.self_attn.q_norm.weight",
+                           "mtp.layers.0.self_attn.k_norm.weight"};
+  for (const char* name : kNeeded) {
+    if (!file.Has(name)) {
+      return sdk::FailedPreconditionError(StrCat(
+          file.source(), " has no complete multi-token-prediction head to draft with: ", name,
+          " is missing (mtp_num_hidden_layers ", c.mtp_num_hidden_layers, ")"));
+    }
+  }
+  const int64_t H = c.hidden_size;
+  OXI_ASSIGN_OR_RETURN(m->fc, ld.Quantised("mtp.fc.weight", H, 2 * H));
+  OXI_ASSIGN_OR_RETURN(m->pre_fc_norm_embedding, ld.Vector("mtp.pre_fc_norm_embedding.weight", H));
+  OXI_ASSIGN_OR_RETURN(m->pre_fc_norm_hidden, ld.Vector("mtp.pre_fc_norm_hidden.weight", H));
+  OXI_ASSIGN_OR_RETURN(m->norm, ld.Vector("mtp.norm.weight", H));
+  m->layer.type = LayerType::kFullAttention;
+  OXI_RETURN_IF_ERROR(LoadLayerCommon(ld, c, "mtp.layers.0.", &m->layer));
+  return LoadAttention(ld, c, "mtp.layers.0.self_attn.", &m->layer.attn);
+}
+
 // Counts what the text model leaves out: the vision tower, the MTP head.
 void LogSkipped(const sdk::Weights& file, const std::string& prefix, int64_t layers) {
   int64_t vision = 0, mtp = 0, other = 0;
@@ -163,13 +212,7 @@ sdk::StatusOr<Qwen35Weights> LoadQwen35Weights(const sdk::Compute& cx, const Qwe
     LayerWeights& L = w.layers[i];
     L.type = c.layer_types[i];
     const std::string p = StrCat(prefix, "layers.", i, ".");
-    OXI_ASSIGN_OR_RETURN(L.input_norm, ld.Vector(p + "input_layernorm.weight", H));
-    OXI_ASSIGN_OR_RETURN(L.post_norm, ld.Vector(p + "post_attention_layernorm.weight", H));
-    OXI_ASSIGN_OR_RETURN(L.gate_proj,
-                         ld.Quantised(p + "mlp.gate_proj.weight", c.intermediate_size, H));
-    OXI_ASSIGN_OR_RETURN(L.up_proj, ld.Quantised(p + "mlp.up_proj.weight", c.intermediate_size, H));
-    OXI_ASSIGN_OR_RETURN(L.down_proj,
-                         ld.Quantised(p + "mlp.down_proj.weight", H, c.intermediate_size));
+    OXI_RETURN_IF_ERROR(LoadLayerCommon(ld, c, p, &L));
     if (L.type == LayerType::kLinearAttention) {
       OXI_RETURN_IF_ERROR(LoadDeltaNet(ld, c, p + "linear_attn.", &L.lin));
     } else {
@@ -177,6 +220,10 @@ sdk::StatusOr<Qwen35Weights> LoadQwen35Weights(const sdk::Compute& cx, const Qwe
     }
     params.Progress(static_cast<double>(i + 1), static_cast<double>(c.num_hidden_layers),
                     "loading layers");
+  }
+  if (params.draft) {
+    OXI_RETURN_IF_ERROR(LoadMtp(w.file, ld, c, &w.mtp));
+    w.has_mtp = true;
   }
   LogSkipped(w.file, prefix, c.num_hidden_layers);
   if (c.rotary_dim > 0) {

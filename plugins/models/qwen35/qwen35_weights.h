@@ -44,6 +44,14 @@ struct LayerWeights {
   AttentionWeights attn;                   // full-attention layers
 };
 
+// The multi-token-prediction head (qwen35_mtp.h), loaded when drafting.
+struct MtpWeights {
+  sdk::OwnedTensor fc;  // [hidden][2 * hidden]: [embedding | hidden state] in
+  sdk::OwnedTensor pre_fc_norm_embedding, pre_fc_norm_hidden;  // [1][hidden] f32, zero-centred
+  sdk::OwnedTensor norm;                                       // [1][hidden] f32, zero-centred
+  LayerWeights layer;                                          // a full-attention layer
+};
+
 struct Qwen35Weights {
   // The checkpoint, open for as long as the matrices used in place need it
   // (declared first: destroyed last).
@@ -54,10 +62,13 @@ struct Qwen35Weights {
   sdk::OwnedTensor final_norm;   // [1][hidden] f32, zero-centred
   sdk::OwnedTensor inv_freq;     // [1][rotary_dim / 2] f32 RoPE frequencies
   std::vector<LayerWeights> layers;
+  bool has_mtp = false;  // params.draft: loaded (else an error)
+  MtpWeights mtp;
 };
 
 // Loads every text weight of the checkpoint in params.model_dir onto cx's
-// backend (params: weight_dtype, use_mmap, progress).
+// backend (params: weight_dtype, use_mmap, progress), and with params.draft
+// the MTP head (FAILED_PRECONDITION naming the first missing mtp.* tensor).
 sdk::StatusOr<Qwen35Weights> LoadQwen35Weights(const sdk::Compute& cx, const Qwen35Config& c,
                                                const sdk::OpenParams& params);
 

@@ -127,6 +127,7 @@ TestModel::TestModel(const std::string& dir, const oxi_backend_iface* backend,
   p.prefill_chunk = o.prefill_chunk;
   p.max_sequences = o.max_sequences;
   p.context_length = o.context_length;
+  p.draft = o.draft;
   char err[1024] = {0};
   if (iface_->open(&p, &m_, err, sizeof err) != OXI_OK) {
     open_error_ = err;
@@ -135,6 +136,30 @@ TestModel::TestModel(const std::string& dir, const oxi_backend_iface* backend,
   }
   info_.struct_size = sizeof(info_);
   EXPECT_EQ(iface_->info(m_, &info_), OXI_OK);
+}
+
+Drafts TestModel::Draft(int32_t seq, int32_t next_token, int32_t n) {
+  Drafts d;
+  d.tokens.assign(static_cast<size_t>(n), -1);
+  d.logits.assign(static_cast<size_t>(n) * info_.vocab_size, 0.0f);
+  d.hidden.assign(static_cast<size_t>(n) * info_.hidden_size, 0.0f);
+  if (iface_->draft == nullptr) {
+    d.result.code = OXI_UNIMPLEMENTED;
+    d.result.message = "no draft entry";
+    return d;
+  }
+  oxi_draft_args a{};
+  a.struct_size = sizeof a;
+  a.seq_id = seq;
+  a.next_token = next_token;
+  a.n_draft = n;
+  a.tokens_out = d.tokens.data();
+  a.logits_out = d.logits.data();
+  a.hidden_out = d.hidden.data();
+  char err[1024] = {0};
+  d.result.code = iface_->draft(m_, &a, err, sizeof err);
+  d.result.message = err;
+  return d;
 }
 
 TestModel::~TestModel() {

@@ -77,6 +77,15 @@ struct OpenOptions {
   int32_t use_mmap = 1;
   int32_t max_sequences = 1;
   int64_t context_length = 0;
+  int32_t draft = 0;  // ABI 2.2: load the MTP head
+};
+
+// What one draft call returned.
+struct Drafts {
+  Result result;
+  std::vector<int32_t> tokens;
+  std::vector<float> logits;  // [n][vocab]
+  std::vector<float> hidden;  // [n][hidden]
 };
 
 class TestModel {
@@ -98,6 +107,7 @@ class TestModel {
   Result Truncate(int32_t seq, int64_t n_keep);
   Result Copy(int32_t src, int32_t dst, int64_t n);
   void Free(int32_t seq);
+  Drafts Draft(int32_t seq, int32_t next_token, int32_t n);
 
  private:
   const oxi_model_iface* iface_ = nullptr;

@@ -39,8 +39,11 @@ extern "C" {
  *        (oxi_audio, oxi_decode_limits in codec_abi.h);
  *        ops: OXI_OP_CLAMP, OXI_OP_AVG_POOL2D (Gemma 4 media), OXI_OP_LOCAL_ATTENTION
  *        (Gemma 4 audio);
- *        model: oxi_model_iface.encode_media / free_media, OXI_MODEL_MEDIA_INPUT. */
-#define OXI_ABI_MINOR 1
+ *        model: oxi_model_iface.encode_media / free_media, OXI_MODEL_MEDIA_INPUT.
+ *   2.2: model: oxi_model_iface.draft (oxi_draft_args), OXI_MODEL_DRAFT,
+ *        oxi_model_open_params.draft (speculative decoding with the
+ *        checkpoint's own multi-token-prediction head). */
+#define OXI_ABI_MINOR 2
 #define OXI_ENTRY_SYMBOL "oxinfer_plugin_entry"
 
 /* ABI 2.1: kinds of media, as bits (oxi_codec_iface.media: what a codec

@@ -41,6 +41,10 @@ typedef struct oxi_model_open_params {
    * of the stage named `what`; may be called often. */
   void (*progress)(void* ctx, double done, double total, const char* what);
   void* progress_ctx;
+  /* ABI 2.2: 1 when the host will call draft (OXI_MODEL_DRAFT): the model
+   * loads its drafting head and keeps what it needs per sequence (the hidden
+   * states drafting starts from). 0: it may leave both out. */
+  int32_t draft;
 } oxi_model_open_params;
 
 /* oxi_model_info.capabilities */
@@ -49,6 +53,11 @@ typedef struct oxi_model_open_params {
 #define OXI_MODEL_IMAGE_OUTPUT 4u    /* generate_image */
 #define OXI_MODEL_IMAGE_INPUT 8u     /* encode_media of images (ABI 2.1) */
 #define OXI_MODEL_AUDIO_INPUT 16u    /* encode_media of audio (ABI 2.1) */
+/* draft: the checkpoint drafts its own next tokens (a multi-token-prediction
+ * head, ABI 2.2). Such a model also truncates a sequence to any length within
+ * the last forward whose entry for it asked OXI_LOGITS_ALL, whatever
+ * can_rewind says: a rejected speculative tail is dropped that way. */
+#define OXI_MODEL_DRAFT 32u
 
 typedef struct oxi_special_token {
   const char* role; /* "bos", "eos", "pad", "image", "audio", "boi", "eoi", ... */
@@ -162,6 +171,22 @@ typedef struct oxi_media_output {
   int64_t n_soft_tokens;    /* positions with mask 1 */
 } oxi_media_output;
 
+/* ABI 2.2: greedy drafts with the model's own head for a sequence holding
+ * positions [0, length) whose next token is `next_token` (sampled, not yet
+ * fed). The head reads the hidden states the forwards of that sequence left
+ * (draft asks none of the host); the sequence itself is not changed. */
+typedef struct oxi_draft_args {
+  uint32_t struct_size;
+  int32_t seq_id;
+  int32_t next_token;
+  int32_t n_draft;     /* tokens to draft, >= 1 */
+  int32_t* tokens_out; /* [n_draft] */
+  /* Optional (NULL: not wanted): the head's logits [n_draft][vocab_size]
+   * and its output hidden states [n_draft][hidden_size] of every step. */
+  float* logits_out;
+  float* hidden_out;
+} oxi_draft_args;
+
 typedef struct oxi_model_iface {
   uint32_t struct_size;
   /* How well this plugin handles the checkpoint whose config.json (or, for a
@@ -199,6 +224,9 @@ typedef struct oxi_model_iface {
   int32_t (*encode_media)(oxi_model* model, const oxi_media_input* input, oxi_media_output* out,
                           char* error, size_t error_size);
   void (*free_media)(oxi_media_output* out);
+
+  /* ABI 2.2 (NULL for models without OXI_MODEL_DRAFT): see oxi_draft_args. */
+  int32_t (*draft)(oxi_model* model, const oxi_draft_args* args, char* error, size_t error_size);
 } oxi_model_iface;
 
 #ifdef __cplusplus

@@ -11,6 +11,8 @@
 //     sdk::Status Truncate(int32_t seq, int64_t n_keep);
 //     sdk::Status CopySequence(int32_t src, int32_t dst, int64_t n);
 //     void FreeSequence(int32_t seq);
+//     // Models with OXI_MODEL_DRAFT (ABI 2.2):
+//     sdk::Status Draft(const sdk::DraftRequest& request);
 //     // Text-to-image models:
 //     sdk::StatusOr<sdk::Image> GenerateImage(const oxi_image_request& request);
 //   };
@@ -55,6 +57,7 @@ struct OpenParams {
   const oxi_host_services* host = nullptr;
   void (*progress_fn)(void* ctx, double done, double total, const char* what) = nullptr;
   void* progress_ctx = nullptr;
+  bool draft = false;  // ABI 2.2: the host will call draft
   void Progress(double done, double total, const char* what) const {
     if (progress_fn != nullptr) progress_fn(progress_ctx, done, total, what);
   }
@@ -89,6 +92,16 @@ struct BatchEntry {
   bool UsesEmbedding(int64_t i) const {
     return embeddings != nullptr && (embedding_mask == nullptr || embedding_mask[i] != 0);
   }
+};
+
+// A checked oxi_draft_args (ABI 2.2); the buffers are the host's.
+struct DraftRequest {
+  int32_t seq = 0;
+  int32_t next_token = 0;
+  int32_t n_draft = 0;
+  int32_t* tokens_out = nullptr;  // [n_draft]
+  float* logits_out = nullptr;    // [n_draft][vocab] or null
+  float* hidden_out = nullptr;    // [n_draft][hidden] or null
 };
 
 struct Image {
@@ -137,6 +150,12 @@ template <typename T, typename = void>
 struct HasFreeSequence : std::false_type {};
 template <typename T>
 struct HasFreeSequence<T, std::void_t<decltype(std::declval<T&>().FreeSequence(int32_t{}))>>
+    : std::true_type {};
+template <typename T, typename = void>
+struct HasDraft : std::false_type {};
+template <typename T>
+struct HasDraft<
+    T, std::void_t<decltype(std::declval<T&>().Draft(std::declval<const DraftRequest&>()))>>
     : std::true_type {};
 template <typename T, typename = void>
 struct HasEncodeMedia : std::false_type {};
@@ -189,6 +208,7 @@ class ModelPlugin {
       t.encode_media = &EncodeMedia;
       t.free_media = &FreeMedia;
     }
+    if constexpr (internal::HasDraft<T>::value) t.draft = &Draft;
     return t;
   }
 
@@ -234,6 +254,7 @@ class ModelPlugin {
         o.progress_fn = p->progress;
         o.progress_ctx = p->progress_ctx;
       }
+      if (OXI_HAS_FIELD(p, oxi_model_open_params, draft)) o.draft = p->draft != 0;
       if (o.context_length < 0 || o.prefill_chunk < 0 || o.max_sequences > 4096) {
         return InvalidArgumentError(StrCat("open: context_length ", o.context_length,
                                            ", prefill_chunk ", o.prefill_chunk, ", max_sequences ",
@@ -411,6 +432,37 @@ class ModelPlugin {
       if (model == nullptr || !CheckSeq(*H(model), seq).ok()) return OXI_INVALID_ARGUMENT;
       if constexpr (internal::HasFreeSequence<T>::value) H(model)->model->FreeSequence(seq);
       return OXI_OK;
+    });
+  }
+
+  static int32_t Draft(oxi_model* model, const oxi_draft_args* args, char* error,
+                       size_t error_size) {
+    return Guard(error, error_size, [&]() -> Status {
+      if (model == nullptr || args == nullptr || !OXI_HAS_FIELD(args, oxi_draft_args, hidden_out) ||
+          args->tokens_out == nullptr) {
+        return InvalidArgumentError("draft: null or truncated arguments");
+      }
+      const Holder& h = *H(model);
+      OXI_RETURN_IF_ERROR(CheckSeq(h, args->seq_id));
+      if (args->next_token < 0 || args->next_token >= h.info.vocab_size) {
+        return InvalidArgumentError(StrCat("draft: token id ", args->next_token,
+                                           " outside the vocabulary of ", h.info.vocab_size));
+      }
+      if (args->n_draft < 1 || args->n_draft > 64) {
+        return InvalidArgumentError(StrCat("draft: ", args->n_draft, " tokens asked (1 to 64)"));
+      }
+      if constexpr (internal::HasDraft<T>::value) {
+        DraftRequest r;
+        r.seq = args->seq_id;
+        r.next_token = args->next_token;
+        r.n_draft = args->n_draft;
+        r.tokens_out = args->tokens_out;
+        r.logits_out = args->logits_out;
+        r.hidden_out = args->hidden_out;
+        return H(model)->model->Draft(r);
+      } else {
+        return UnimplementedError("draft");
+      }
     });
   }
 
