@@ -239,7 +239,9 @@ TEST(Gemma4GgufTensors, ServedTensorsHoldTheFoldersValues) {
                               << oxi_dtype_name(static_cast<oxi_dtype>(t.dtype)) << ")";
     }
     EXPECT_EQ(file->size(), folder->size()) << name << ": tensors left out or added";
-    if (lossy) EXPECT_GT(quantised, 10) << name;
+    if (lossy) {
+      EXPECT_GT(quantised, 10) << name;
+    }
   }
 }
 
