@@ -7,11 +7,12 @@
 # left out to keep CI's time sane: it is mostly arithmetic on buffers these
 # parsers produced. Prints "asan: N passed, N failed"; non-zero on failure.
 #
-# Status (2026-12-01): not yet run to the end on the shared 2-core machine
-# (the build was stopped to let the landing's test run finish), so
-# tools/test.sh does not call it yet: run it, fix what it finds, then add
-# `bash tools/asan_test.sh` to tools/test.sh (a fresh CI build of the subset
-# is roughly the size of the normal build of core + fuzz + the codec plugins).
+# Status (2026-12-02, Intel Xeon Ice Lake, 2 cores): run to the end, 34
+# targets. It found two things, both fixed: a memcpy from a null vector's
+# data() in tests/tokenizer:conformance_test (UBSan), and a leak inside
+# libsndfile 1.2.0's Ogg Vorbis error path (tests/media/lsan_suppressions.txt,
+# the only suppression). Not called by tools/test.sh: its build is about as
+# large as the normal one, which would take a cold CI run near its 90 minutes.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 

@@ -84,7 +84,7 @@ class Reader {
       ok_ = false;
       return {};
     }
-    memcpy(ids.data(), data_.data() + pos_, 4ull * n);
+    if (n > 0) memcpy(ids.data(), data_.data() + pos_, 4ull * n);  // data() may be null
     pos_ += 4ull * n;
     return ids;
   }
