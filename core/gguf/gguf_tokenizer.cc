@@ -14,6 +14,12 @@ namespace {
 // llama.cpp's token types (gguf-py TokenType).
 constexpr int64_t kControl = 3, kUserDefined = 4;
 
+// An entry of tokenizer.json's added_tokens, matched whole in any text.
+nlohmann::json AddedToken(size_t id, const std::string& content, bool special) {
+  return {{"id", id},        {"content", content},  {"single_word", false}, {"lstrip", false},
+          {"rstrip", false}, {"normalized", false}, {"special", special}};
+}
+
 // The Split regex of each byte-level pre-tokenizer llama.cpp names: the
 // "original regex from tokenizer.json" its llama-vocab.cpp records.
 const char* PreTokenizerRegex(const std::string& pre) {
@@ -79,13 +85,7 @@ absl::Status Gpt2Tokenizer(GgufMapping& m, GgufCheckpoint* out,
   nlohmann::json vocab = nlohmann::json::object(), added = nlohmann::json::array();
   for (size_t i = 0; i < tokens.size(); ++i) {
     if (types[i] == kControl || types[i] == kUserDefined) {
-      added.push_back({{"id", i},
-                       {"content", tokens[i]},
-                       {"single_word", false},
-                       {"lstrip", false},
-                       {"rstrip", false},
-                       {"normalized", false},
-                       {"special", types[i] == kControl}});
+      added.push_back(AddedToken(i, tokens[i], types[i] == kControl));
     } else {
       if (vocab.contains(tokens[i])) {
         return m.KeyError("tokenizer.ggml.tokens",
@@ -159,13 +159,7 @@ absl::Status Gemma4Tokenizer(GgufMapping& m, GgufCheckpoint* out,
         types[i] == kUserDefined &&
         std::find(std::begin(kRetyped), std::end(kRetyped), tokens[i]) != std::end(kRetyped);
     if (types[i] == kControl || types[i] == kUserDefined) {
-      added.push_back({{"id", i},
-                       {"content", tokens[i]},
-                       {"single_word", false},
-                       {"lstrip", false},
-                       {"rstrip", false},
-                       {"normalized", false},
-                       {"special", types[i] == kControl || retyped}});
+      added.push_back(AddedToken(i, tokens[i], types[i] == kControl || retyped));
     }
   }
   nlohmann::json pairs = nlohmann::json::array();
