@@ -267,6 +267,43 @@ class ChatTest(unittest.TestCase):
         self.assertGreater(self.server.metric("oxinfer_completion_tokens_total"), 0)
 
 
+class SlotReuseTest(unittest.TestCase):
+    """Two conversations taking turns on two slots: each turn goes to the slot
+    that holds its conversation, so the earlier turns are not computed again
+    (usage.prompt_tokens_details.cached_tokens). Handing out the slot used
+    last would give both conversations the same slot, each turn evicting the
+    other conversation's tokens."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.server = Server(SERVER, MODEL, PLUGINS, "--parallel", "2", "--context", "512")
+        cls.client = client(cls.server)
+
+    @classmethod
+    def tearDownClass(cls):
+        assert cls.server.stop() == 0
+
+    def test_each_conversation_keeps_its_slot(self):
+        talks = {"a": [{"role": "user", "content": "In the beginning God created the heaven "
+                                                   "and the earth, and the earth was without form"}],
+                 "b": [{"role": "user", "content": "Blessed are they that mourn: for they "
+                                                   "shall be comforted, and the meek also"}]}
+        prompt_before = {}
+        for turn in range(3):
+            for name, messages in talks.items():
+                r = self.client.chat.completions.create(model="default", messages=messages,
+                                                        temperature=0, max_tokens=8)
+                cached = r.usage.prompt_tokens_details.cached_tokens
+                if turn == 0:
+                    self.assertEqual(cached, 0, name)
+                else:
+                    # The whole earlier prompt, at least: its tokens are held.
+                    self.assertGreaterEqual(cached, prompt_before[name], (name, turn, r.usage))
+                prompt_before[name] = r.usage.prompt_tokens
+                messages.append({"role": "assistant", "content": r.choices[0].message.content})
+                messages.append({"role": "user", "content": f"And then {turn}?"})
+
+
 class AuthTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):

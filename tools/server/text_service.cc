@@ -4,6 +4,7 @@
 #include <memory>
 #include <random>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -22,6 +23,13 @@ struct Job {
   ReplyHeader header;
   std::unique_ptr<ClientConnection> client;
 };
+
+// What the slot's sequence holds after a reply to `prompt`.
+std::vector<int32_t> HeldTokens(const engine::Prompt& prompt, const engine::Reply& reply) {
+  std::vector<int32_t> tokens = prompt.tokens;
+  tokens.insert(tokens.end(), reply.tokens.begin(), reply.tokens.end());
+  return tokens;
+}
 
 }  // namespace
 
@@ -54,22 +62,18 @@ void TextService::Handle(TextRequest request, const httplib::Request& req, httpl
     SetError(res, e);
     return;
   }
-  engine::Session& session = job->lease->session();
-  sampling::SamplingParams sampling = request.sampling;
-  if (!request.seed_given) sampling.seed = std::random_device{}() * 0x100000001ULL;
-  if (absl::Status s = session.SetSampling(sampling); !s.ok()) {
-    SetError(res, FromStatus(s, "temperature"));
-    return;
-  }
   absl::StatusOr<engine::Prompt> prompt;
-  if (request.chat) {
-    session.SetMessages(std::move(request.messages));
-    engine::ChatOptions chat;
-    chat.tools = request.tools;
-    chat.template_kwargs = request.template_kwargs;
-    prompt = session.ChatPrompt(chat);
-  } else {
-    prompt = session.RawPrompt(request.prompt);
+  {
+    engine::Session& renderer = job->lease->session();
+    if (request.chat) {
+      renderer.SetMessages(std::move(request.messages));
+      engine::ChatOptions chat;
+      chat.tools = request.tools;
+      chat.template_kwargs = request.template_kwargs;
+      prompt = renderer.ChatPrompt(chat);
+    } else {
+      prompt = renderer.RawPrompt(request.prompt);
+    }
   }
   const char* prompt_param = request.chat ? "messages" : "prompt";
   if (!prompt.ok()) {
@@ -89,6 +93,21 @@ void TextService::Handle(TextRequest request, const httplib::Request& req, httpl
                         prompt->tokens.size(), context));
     e.code = "context_length_exceeded";
     SetError(res, e);
+    return;
+  }
+  // Now that the prompt is known, the slot that holds most of it.
+  const int rendered_in = job->lease->index();
+  engine::Session& first = job->lease->session();
+  job->lease->MoveFor(prompt->tokens);
+  engine::Session& session = job->lease->session();
+  if (job->lease->index() != rendered_in && request.chat) {
+    session.SetMessages(first.messages());
+    first.SetMessages({});
+  }
+  sampling::SamplingParams sampling = request.sampling;
+  if (!request.seed_given) sampling.seed = std::random_device{}() * 0x100000001ULL;
+  if (absl::Status s = session.SetSampling(sampling); !s.ok()) {
+    SetError(res, FromStatus(s, "temperature"));
     return;
   }
   job->prompt = *std::move(prompt);
@@ -112,6 +131,7 @@ void TextService::Handle(TextRequest request, const httplib::Request& req, httpl
     }
     metrics_.AddPromptTokens(reply->stats.prompt_tokens);
     metrics_.AddCompletionTokens(reply->stats.generated_tokens);
+    job->lease->Remember(HeldTokens(job->prompt, *reply));
     const Json body = job->request.chat ? ChatCompletion(job->header, *reply)
                                         : TextCompletion(job->header, *reply);
     res.set_content(Dump(body), "application/json");
@@ -158,6 +178,7 @@ void TextService::Handle(TextRequest request, const httplib::Request& req, httpl
     if (reply.ok()) {
       metrics.AddPromptTokens(reply->stats.prompt_tokens);
       metrics.AddCompletionTokens(reply->stats.generated_tokens);
+      job->lease->Remember(HeldTokens(job->prompt, *reply));
     }
     if (gone) return false;
     if (!reply.ok()) {
