@@ -1,6 +1,7 @@
 #include "plugins/models/sd/sd_weights.h"
 
 #include <cstring>
+#include <memory>
 #include <utility>
 
 #include "oxinfer/sdk/common.hpp"
@@ -29,6 +30,14 @@ sdk::StatusOr<sdk::OwnedTensor> UploadMatrix(const sdk::Compute& cx, const void*
   OXI_RETURN_IF_ERROR(cx.Convert(src.t, out.t));
   OXI_RETURN_IF_ERROR(cx.Sync());
   return out;
+}
+
+// A buffer's bytes where the backend's buffers are host memory (the CPU
+// backend's), else null.
+uint8_t* HostBytes(const sdk::Compute& cx, const sdk::OwnedTensor& o) {
+  const oxi_backend_iface* be = cx.backend();
+  if (be == nullptr || be->buffer_host_ptr == nullptr) return nullptr;
+  return static_cast<uint8_t*>(be->buffer_host_ptr(be->self, o.buffer.get()));
 }
 
 // A kernel [cout][cin][taps] as [cout][taps][cin], elements of ES bytes (a
@@ -182,14 +191,30 @@ sdk::StatusOr<Conv> ComponentWeights::LoadConv(const std::string& prefix, int64_
       return sdk::InvalidArgumentError(
           sdk::StrCat(source_, ": tensor ", t->name, " holds ", t->size, " bytes"));
     }
-    std::vector<uint8_t> reordered(t->size);
     const uint8_t* src = static_cast<const uint8_t*>(t->data);
-    if (es == 2) {
-      ReorderTaps<2>(src, reordered.data(), c.cout, c.cin, c.kh * c.kw);
-    } else {
-      ReorderTaps<4>(src, reordered.data(), c.cout, c.cin, c.kh * c.kw);
+    const auto reorder = [&](uint8_t* dst) {
+      if (es == 2) {
+        ReorderTaps<2>(src, dst, c.cout, c.cin, c.kh * c.kw);
+      } else {
+        ReorderTaps<4>(src, dst, c.cout, c.cin, c.kh * c.kw);
+      }
+    };
+    const oxi_dtype want = Want(t);
+    sdk::OwnedTensor direct;
+    if (want == stored) {
+      OXI_ASSIGN_OR_RETURN(direct, cx_->NewTensor(stored, c.cout, k, OXI_BUFFER_WEIGHTS));
     }
-    auto w = UploadMatrix(*cx_, reordered.data(), stored, c.cout, k, Want(t));
+    sdk::StatusOr<sdk::OwnedTensor> w = sdk::OwnedTensor();
+    if (uint8_t* host = direct.buffer ? HostBytes(*cx_, direct) : nullptr) {
+      // Host memory (the CPU's buffers): reordered where it stays.
+      reorder(host);
+      w = std::move(direct);
+    } else {
+      direct = sdk::OwnedTensor();
+      std::unique_ptr<uint8_t[]> reordered(new uint8_t[t->size]);
+      reorder(reordered.get());
+      w = UploadMatrix(*cx_, reordered.get(), stored, c.cout, k, want);
+    }
     if (!w.ok()) return w.status().WithContext(sdk::StrCat("loading ", t->name));
     c.w = std::move(*w);
     weights_.Release(t);
