@@ -11,6 +11,11 @@ namespace sd {
 
 sdk::Status ClipTextEncoder::Load(const std::string& dir, const sdk::Compute* cx,
                                   oxi_dtype matrix_dtype, bool use_mmap) {
+  OXI_RETURN_IF_ERROR(LoadConfig(dir));
+  return LoadWeights(cx, matrix_dtype, use_mmap);
+}
+
+sdk::Status ClipTextEncoder::LoadConfig(const std::string& dir) {
   OXI_ASSIGN_OR_RETURN(sdk::JsonDoc doc, ReadConfig(dir + "/config.json"));
   const sdk::Json cfg = doc.root();
   OXI_ASSIGN_OR_RETURN(hidden_, cfg["hidden_size"].IntOr(768));
@@ -37,7 +42,18 @@ sdk::Status ClipTextEncoder::Load(const std::string& dir, const sdk::Compute* cx
                     ", num_hidden_layers ", n_layers, ", max_position_embeddings ", max_pos_,
                     ": inconsistent"));
   }
-  OXI_ASSIGN_OR_RETURN(ComponentWeights w, ComponentWeights::Open(dir, cx, matrix_dtype, use_mmap));
+  dir_ = dir;
+  n_layers_ = n_layers;
+  eps_ = static_cast<float>(eps);
+  return sdk::OkStatus();
+}
+
+sdk::Status ClipTextEncoder::LoadWeights(const sdk::Compute* cx, oxi_dtype matrix_dtype,
+                                         bool use_mmap) {
+  if (dir_.empty()) return sdk::FailedPreconditionError("text encoder: LoadConfig first");
+  ReleaseWeights();
+  OXI_ASSIGN_OR_RETURN(ComponentWeights w,
+                       ComponentWeights::Open(dir_, cx, matrix_dtype, use_mmap));
   weights_ = w.weights();
   OXI_ASSIGN_OR_RETURN(const oxi_weight_tensor* tok, w.Get("embeddings.token_embedding.weight"));
   if (tok->ndim != 2 || tok->shape[1] != hidden_ || tok->shape[0] < 1) {
@@ -57,8 +73,8 @@ sdk::Status ClipTextEncoder::Load(const std::string& dir, const sdk::Compute* cx
   OXI_ASSIGN_OR_RETURN(pos_emb_,
                        w.LoadF32("embeddings.position_embedding.weight", pos->shape[0] * hidden_));
   pos_emb_.t = pos_emb_.t.Reshape(pos->shape[0], hidden_);
-  const float e = static_cast<float>(eps);
-  for (int64_t i = 0; i < n_layers; ++i) {
+  const float e = eps_;
+  for (int64_t i = 0; i < n_layers_; ++i) {
     const std::string p = sdk::StrCat("encoder.layers.", i, ".");
     Layer l;
     OXI_ASSIGN_OR_RETURN(l.ln1, w.LoadNorm(p + "layer_norm1", e));
@@ -72,11 +88,23 @@ sdk::Status ClipTextEncoder::Load(const std::string& dir, const sdk::Compute* cx
     layers_.push_back(std::move(l));
   }
   OXI_ASSIGN_OR_RETURN(final_ln_, w.LoadNorm("final_layer_norm", e));
+  loaded_ = true;
   return sdk::OkStatus();
+}
+
+void ClipTextEncoder::ReleaseWeights() {
+  // The layers first: their buffers may point into the mapping.
+  loaded_ = false;
+  tok_emb_ = sdk::OwnedTensor();
+  pos_emb_ = sdk::OwnedTensor();
+  layers_.clear();
+  final_ln_ = Norm();
+  weights_ = sdk::Weights();
 }
 
 sdk::StatusOr<Act> ClipTextEncoder::Encode(const Net& net, const std::vector<int32_t>& ids,
                                            int64_t n) const {
+  if (!loaded_) return sdk::FailedPreconditionError("text encoder: weights not loaded");
   const int64_t total = static_cast<int64_t>(ids.size());
   const int64_t len = n > 0 ? total / n : 0;
   if (len == 0 || len * n != total || len > max_pos_) {

@@ -20,6 +20,12 @@ class ClipTextEncoder {
   // ComponentWeights::Open's).
   sdk::Status Load(const std::string& dir, const sdk::Compute* cx, oxi_dtype matrix_dtype,
                    bool use_mmap);
+  // The two halves of Load, as UNet's: config.json, then the weights, which
+  // ReleaseWeights frees again.
+  sdk::Status LoadConfig(const std::string& dir);
+  sdk::Status LoadWeights(const sdk::Compute* cx, oxi_dtype matrix_dtype, bool use_mmap);
+  void ReleaseWeights();
+  bool loaded() const { return loaded_; }
 
   // n sequences of equal length, ids [n * len] -> [n][1][len][hidden].
   sdk::StatusOr<Act> Encode(const Net& net, const std::vector<int32_t>& ids, int64_t n) const;
@@ -33,6 +39,11 @@ class ClipTextEncoder {
     Linear q, k, v, o, fc1, fc2;
   };
 
+  // LoadConfig's.
+  std::string dir_;
+  int64_t n_layers_ = 0;
+  float eps_ = 1e-5f;
+  bool loaded_ = false;
   // Declared first, destroyed last: the layers' buffers may point into it.
   sdk::Weights weights_;
   int64_t hidden_ = 0, heads_ = 0, vocab_ = 0, max_pos_ = 0;

@@ -6,8 +6,13 @@
 #include <random>
 #include <utility>
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 #include "oxinfer/sdk/json.hpp"
 #include "plugins/models/sd/sd_config.h"
+#include "plugins/models/sd/sd_weights.h"
 
 namespace oxinfer {
 namespace sd {
@@ -30,6 +35,15 @@ HostAct IdsAsHost(const std::vector<int32_t>& ids, size_t begin, size_t n) {
   a.w = static_cast<int64_t>(n);
   for (size_t i = 0; i < n; ++i) a.d.push_back(static_cast<float>(ids[begin + i]));
   return a;
+}
+
+// Freed heap memory back to the system: glibc keeps the chunks below its
+// mmap threshold (which rises to 32 MB as large blocks are freed) in its
+// arenas, where they would stay in the resident set until reused.
+void ReturnFreedMemory() {
+#if defined(__GLIBC__)
+  malloc_trim(0);
+#endif
 }
 
 HostAct Latents(int64_t n, int64_t h, int64_t w, int64_t c, std::vector<float> d) {
@@ -84,7 +98,7 @@ bool IsStableDiffusionIndex(const std::string& text, std::string* reason) {
 
 sdk::StatusOr<std::unique_ptr<Pipeline>> Pipeline::Load(
     const std::string& dir, const oxi_backend_iface* backend, oxi_dtype matrix_dtype, bool use_mmap,
-    const std::function<void(const char*, int, int)>& progress) {
+    const std::function<void(const char*, int, int)>& progress, Residency residency) {
   if (backend == nullptr) return sdk::InvalidArgumentError("sd: no backend to run on");
   const auto report = [&progress](const char* what, int done) {
     if (progress) progress(what, done, 4);
@@ -99,17 +113,28 @@ sdk::StatusOr<std::unique_ptr<Pipeline>> Pipeline::Load(
     return sdk::InvalidArgumentError(dir + ": " + reason);
   }
   std::unique_ptr<Pipeline> p(new Pipeline(backend));
+  p->residency_ = residency;
+  p->matrix_dtype_ = matrix_dtype;
+  p->use_mmap_ = use_mmap;
+  // Staged: the configurations now, and the weight files looked for, so that
+  // a folder without them fails here rather than in the first Generate.
+  const bool all = residency == Residency::kAll;
+  const auto load = [&](auto* net, const std::string& sub) -> sdk::Status {
+    OXI_RETURN_IF_ERROR(net->LoadConfig(dir + "/" + sub));
+    if (all) return net->LoadWeights(&p->cx_, matrix_dtype, use_mmap);
+    return ComponentWeights::Locate(dir + "/" + sub).status();
+  };
   report("tokenizer", 0);
   OXI_ASSIGN_OR_RETURN(p->tokenizer_, ClipTokenizer::Load(dir + "/tokenizer"));
   report("text_encoder", 1);
-  OXI_RETURN_IF_ERROR(p->text_.Load(dir + "/text_encoder", &p->cx_, matrix_dtype, use_mmap));
+  OXI_RETURN_IF_ERROR(load(&p->text_, "text_encoder"));
   if (p->tokenizer_.max_length() > p->text_.max_positions()) {
     p->tokenizer_.set_max_length(static_cast<int>(p->text_.max_positions()));
   }
   report("unet", 2);
-  OXI_RETURN_IF_ERROR(p->unet_.Load(dir + "/unet", &p->cx_, matrix_dtype, use_mmap));
+  OXI_RETURN_IF_ERROR(load(&p->unet_, "unet"));
   report("vae", 3);
-  OXI_RETURN_IF_ERROR(p->vae_.Load(dir + "/vae", &p->cx_, matrix_dtype, use_mmap));
+  OXI_RETURN_IF_ERROR(load(&p->vae_, "vae"));
   report("vae", 4);
   if (p->unet_.cross_dim() != p->text_.hidden()) {
     return sdk::InvalidArgumentError(
@@ -160,6 +185,14 @@ sdk::Status Pipeline::CheckRequest(const GenerateParams& gp) const {
   return sdk::OkStatus();
 }
 
+void Pipeline::ReleaseAll() {
+  text_.ReleaseWeights();
+  unet_.ReleaseWeights();
+  vae_.ReleaseWeights();
+  pool_.Trim();
+  ReturnFreedMemory();
+}
+
 sdk::StatusOr<RgbImage> Pipeline::Generate(const GenerateParams& gp) {
   OXI_RETURN_IF_ERROR(CheckRequest(gp));
   const int steps = gp.steps > 0 ? gp.steps : default_steps();
@@ -172,11 +205,15 @@ sdk::StatusOr<RgbImage> Pipeline::Generate(const GenerateParams& gp) {
   if (gp.timestep_spacing.has_value()) OXI_RETURN_IF_ERROR(sched.SetSpacing(*gp.timestep_spacing));
   OXI_RETURN_IF_ERROR(sched.SetTimesteps(steps));
 
-  // The pool's idle buffers go back when the generation ends, however it ends.
-  struct TrimAtExit {
-    ActPool* pool;
-    ~TrimAtExit() { pool->Trim(); }
-  } trim{&pool_};
+  // The pool's idle buffers (and, staged, the weights) go back when the
+  // generation ends, however it ends.
+  struct ReleaseAtExit {
+    Pipeline* p;
+    ~ReleaseAtExit() {
+      if (p->residency_ == Residency::kStage) p->ReleaseAll();
+      p->pool_.Trim();
+    }
+  } release_at_exit{this};
   const Net net(&pool_);
   const auto observe = [&](const std::string& name, const Act& a) -> sdk::Status {
     if (!gp.observer) return sdk::OkStatus();
@@ -193,6 +230,21 @@ sdk::StatusOr<RgbImage> Pipeline::Generate(const GenerateParams& gp) {
     stage_start = now;
     return sdk::OkStatus();
   };
+  // Staged: a network's weights are read when its stage begins (a stage of
+  // its own, "load unet" etc.) and freed when it ends.
+  const bool staged = residency_ == Residency::kStage;
+  const auto bring = [&](auto* part, const char* stage) -> sdk::Status {
+    if (part->loaded()) return sdk::OkStatus();
+    stage_start = std::chrono::steady_clock::now();
+    OXI_RETURN_IF_ERROR(part->LoadWeights(&cx_, matrix_dtype_, use_mmap_));
+    return stage_done(stage);
+  };
+  const auto done_with = [&](auto* part) {
+    if (!staged) return;
+    part->ReleaseWeights();
+    pool_.Trim();
+    ReturnFreedMemory();
+  };
 
   // Text: the unconditional (negative) prompt first when guiding.
   std::vector<std::string> texts;
@@ -200,6 +252,7 @@ sdk::StatusOr<RgbImage> Pipeline::Generate(const GenerateParams& gp) {
   texts.push_back(gp.prompt);
   const int64_t batch = static_cast<int64_t>(texts.size());
   std::vector<int32_t> ids;
+  OXI_RETURN_IF_ERROR(bring(&text_, "load text encoder"));
   OXI_ASSIGN_OR_RETURN(Act ctx, EncodePrompts(net, texts, &ids));
   if (gp.observer) {
     OXI_ASSIGN_OR_RETURN(HostAct all, ReadAct(cx_, ctx));
@@ -214,6 +267,8 @@ sdk::StatusOr<RgbImage> Pipeline::Generate(const GenerateParams& gp) {
     }
   }
   OXI_RETURN_IF_ERROR(stage_done("text encoder"));
+  done_with(&text_);
+  OXI_RETURN_IF_ERROR(bring(&unet_, "load unet"));
 
   const int64_t scale = vae_.upscale();
   const int64_t lh = height / scale, lw = width / scale, lc = unet_.in_channels();
@@ -270,6 +325,8 @@ sdk::StatusOr<RgbImage> Pipeline::Generate(const GenerateParams& gp) {
     }
   }
   ctx.Release();
+  done_with(&unet_);
+  OXI_RETURN_IF_ERROR(bring(&vae_, "load vae"));
 
   std::vector<float> z(latents);
   for (float& v : z) v = v / vae_.scaling_factor();
@@ -281,6 +338,7 @@ sdk::StatusOr<RgbImage> Pipeline::Generate(const GenerateParams& gp) {
   OXI_ASSIGN_OR_RETURN(HostAct pixels, ReadAct(cx_, img));
   img.Release();
   OXI_RETURN_IF_ERROR(stage_done("vae decoder"));
+  done_with(&vae_);
   if (gp.observer) gp.observer("image_f32", pixels);
   if (pixels.size() != int64_t{width} * height * 3) {
     return sdk::InternalError(sdk::StrCat("vae: decoded ", pixels.n, "x", pixels.h, "x", pixels.w,

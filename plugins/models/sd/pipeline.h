@@ -56,6 +56,21 @@ struct GenerateParams {
   std::function<void(const std::string& stage, double seconds)> stage_time;
 };
 
+// Which networks stay in memory (sd_bench and docs/peers.md measure both).
+enum class Residency {
+  // Load reads every network's weights and they stay: nothing is read again
+  // between images (many images from one pipeline, a server).
+  kAll,
+  // Load reads the configurations alone; Generate loads each network when its
+  // stage begins and frees it when the stage ends (the text encoder once the
+  // prompts are encoded, the UNet before the VAE decodes, the VAE at the
+  // end). The peak is the largest network with its own activations instead of
+  // all the weights with the VAE's; every image reads its weights again
+  // (from the page cache: seconds at SD-Turbo's size). The images are the
+  // same bit for bit.
+  kStage,
+};
+
 struct RgbImage {
   int width = 0, height = 0;
   std::vector<uint8_t> rgb;  // height rows of width * 3
@@ -69,11 +84,13 @@ class Pipeline {
   // each component as it is loaded: (name, done, total).
   static sdk::StatusOr<std::unique_ptr<Pipeline>> Load(
       const std::string& model_dir, const oxi_backend_iface* backend, oxi_dtype matrix_dtype,
-      bool use_mmap, const std::function<void(const char*, int, int)>& progress = nullptr);
+      bool use_mmap, const std::function<void(const char*, int, int)>& progress = nullptr,
+      Residency residency = Residency::kAll);
 
   sdk::StatusOr<RgbImage> Generate(const GenerateParams& params);
 
-  // Tokenizes and encodes prompts together: [texts][1][max_len][hidden].
+  // Tokenizes and encodes prompts together: [texts][1][max_len][hidden]
+  // (with Residency::kStage only while the text encoder is loaded).
   sdk::StatusOr<Act> EncodePrompts(const Net& net, const std::vector<std::string>& texts,
                                    std::vector<int32_t>* ids = nullptr) const;
 
@@ -84,6 +101,7 @@ class Pipeline {
   const UNet& unet() const { return unet_; }
   const VaeDecoder& vae() const { return vae_; }
   const EulerScheduler& scheduler() const { return scheduler_; }
+  Residency residency() const { return residency_; }
   bool is_turbo() const { return turbo_; }
   int default_steps() const { return turbo_ ? 1 : 25; }
   float default_guidance() const { return turbo_ ? 0.f : 7.5f; }
@@ -97,6 +115,9 @@ class Pipeline {
  private:
   explicit Pipeline(const oxi_backend_iface* backend) : cx_(backend), pool_(&cx_) {}
   sdk::Status CheckRequest(const GenerateParams& p) const;
+  // With Residency::kStage: frees the networks' weights and the pool's idle
+  // buffers, and hands the freed memory back to the system.
+  void ReleaseAll();
 
   sdk::Compute cx_;
   ActPool pool_;
@@ -106,6 +127,9 @@ class Pipeline {
   VaeDecoder vae_;
   EulerScheduler scheduler_;
   bool turbo_ = false;
+  Residency residency_ = Residency::kAll;
+  oxi_dtype matrix_dtype_ = OXI_DTYPE_INVALID;
+  bool use_mmap_ = true;
 };
 
 // The largest width or height generated.

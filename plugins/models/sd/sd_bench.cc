@@ -2,8 +2,11 @@
 // VAE decoder) on a backend plugin, for full-size random-weight folders
 // (tools/reference/sd/make_full_size.py). Weights as stored, as the plugin
 // loads them.
-//   sd_bench MODEL_DIR BACKEND_SO [SIZE=512] [STEPS=1] [GUIDANCE=0] [profile]
+//   sd_bench MODEL_DIR BACKEND_SO [SIZE=512] [STEPS=1] [GUIDANCE=0] [profile] [all|stage]
 // "profile": the dispatcher's per-op-kind times at the end (core/backend_dispatch.h).
+// "stage" (the default: one image, as sd-cli makes it): each network loaded
+// when its stage begins and freed when it ends (Residency::kStage; its loads
+// are stages of the generation); "all": every network loaded first and kept.
 #include <time.h>
 
 #include <chrono>
@@ -23,18 +26,22 @@ double Now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-// The process's peak resident set so far (VmHWM), in MB; 0 when unknown.
-double PeakRssMb() {
+// A "Key: N kB" line of /proc/self/status, in MB; 0 when unknown. VmHWM: the
+// peak resident set so far; VmRSS: the resident set now.
+double StatusMb(const char* key) {
   FILE* f = std::fopen("/proc/self/status", "r");
   if (f == nullptr) return 0;
   char line[256];
+  const std::string format = std::string(key) + ": %lf kB";
   double kb = 0;
   while (std::fgets(line, sizeof line, f) != nullptr) {
-    if (std::sscanf(line, "VmHWM: %lf kB", &kb) == 1) break;
+    if (std::sscanf(line, format.c_str(), &kb) == 1) break;
   }
   std::fclose(f);
   return kb / 1024;
 }
+double PeakRssMb() { return StatusMb("VmHWM"); }
+double RssMb() { return StatusMb("VmRSS"); }
 
 // Process CPU seconds (all threads): robust to other load on the machine.
 double Cpu() {
@@ -47,13 +54,27 @@ double Cpu() {
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: %s MODEL_DIR BACKEND_SO [SIZE] [STEPS] [GUIDANCE]\n", argv[0]);
+    std::fprintf(stderr,
+                 "usage: %s MODEL_DIR BACKEND_SO [SIZE] [STEPS] [GUIDANCE] [profile] [all|stage]\n",
+                 argv[0]);
     return 2;
   }
   const int size = argc > 3 ? std::atoi(argv[3]) : 512;
   const int steps = argc > 4 ? std::atoi(argv[4]) : 1;
   const float guidance = argc > 5 ? std::strtof(argv[5], nullptr) : 0.f;
-  const bool profile = argc > 6 && std::string(argv[6]) == "profile";
+  bool profile = false;
+  oxinfer::sd::Residency residency = oxinfer::sd::Residency::kStage;
+  for (int i = 6; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word == "profile") {
+      profile = true;
+    } else if (word == "all" || word == "stage") {
+      residency = word == "all" ? oxinfer::sd::Residency::kAll : oxinfer::sd::Residency::kStage;
+    } else {
+      std::fprintf(stderr, "unknown word '%s' (profile, all or stage)\n", argv[i]);
+      return 2;
+    }
+  }
   oxinfer::sdk::HostSlot() = oxinfer::HostServices();
   oxinfer::PluginRegistry registry;
   if (absl::Status s = registry.LoadFile(argv[2]); !s.ok()) {
@@ -74,13 +95,16 @@ int main(int argc, char** argv) {
   }
   const double t0 = Now();
   auto p = oxinfer::sd::Pipeline::Load(argv[1], (*composed)->iface(), OXI_DTYPE_INVALID,
-                                       /*use_mmap=*/true);
+                                       /*use_mmap=*/true, nullptr, residency);
   if (!p.ok()) {
     std::fprintf(stderr, "%s\n", p.status().message().c_str());
     return 1;
   }
-  std::printf("load: %.2f s (%d threads, peak RSS %.0f MB)\n", Now() - t0,
-              oxinfer::HostServices()->num_threads(), PeakRssMb());
+  std::printf("load: %.2f s (%d threads, %s, peak RSS %.0f MB)\n", Now() - t0,
+              oxinfer::HostServices()->num_threads(),
+              residency == oxinfer::sd::Residency::kAll ? "all networks resident"
+                                                        : "each network in its stage",
+              PeakRssMb());
   (*composed)->ResetProfile();
   oxinfer::sd::GenerateParams gp;
   gp.prompt = "a red fox in a snowy forest";
@@ -92,8 +116,8 @@ int main(int argc, char** argv) {
   double last_cpu = Cpu();
   gp.stage_time = [&last_cpu](const std::string& stage, double seconds) {
     const double cpu = Cpu();
-    std::printf("%-16s %8.2f s wall %8.2f s cpu  (peak RSS %.0f MB)\n", stage.c_str(), seconds,
-                cpu - last_cpu, PeakRssMb());
+    std::printf("%-17s %8.2f s wall %8.2f s cpu  (peak RSS %.0f MB, now %.0f MB)\n", stage.c_str(),
+                seconds, cpu - last_cpu, PeakRssMb(), RssMb());
     std::fflush(stdout);
     last_cpu = cpu;
   };

@@ -1,6 +1,7 @@
 #include "plugins/models/sd/sd_model.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <utility>
 
@@ -27,6 +28,13 @@ int32_t SdModel::Probe(const sdk::ProbeInput& in, std::string* reason) {
   return IsStableDiffusionIndex(index, reason) ? 100 : 0;
 }
 
+Residency ResidencyWanted() {
+  // The model ABI carries no "one image, then exit" hint: the environment
+  // does, for hosts that make one image (docs/peers.md measures both).
+  const char* v = std::getenv("OXINFER_SD_RESIDENCY");
+  return v != nullptr && std::strcmp(v, "stage") == 0 ? Residency::kStage : Residency::kAll;
+}
+
 sdk::StatusOr<std::unique_ptr<SdModel>> SdModel::Open(const sdk::OpenParams& p) {
   std::function<void(const char*, int, int)> progress;
   if (p.progress_fn != nullptr) {
@@ -39,7 +47,8 @@ sdk::StatusOr<std::unique_ptr<SdModel>> SdModel::Open(const sdk::OpenParams& p) 
   const oxi_dtype matrix_dtype =
       (w == OXI_DTYPE_F32 || w == OXI_DTYPE_F16 || w == OXI_DTYPE_BF16) ? w : OXI_DTYPE_INVALID;
   OXI_ASSIGN_OR_RETURN(std::unique_ptr<Pipeline> pipeline,
-                       Pipeline::Load(p.model_dir, p.backend, matrix_dtype, p.use_mmap, progress));
+                       Pipeline::Load(p.model_dir, p.backend, matrix_dtype, p.use_mmap, progress,
+                                      ResidencyWanted()));
   if (oxi_dtype_block_elems(w) > 1) {
     sdk::Log(sdk::Host(), OXI_LOG_INFO, "sd",
              sdk::StrCat("quantised 0 matrices to ", oxi_dtype_name(w),

@@ -26,6 +26,10 @@ class SdModel {
   std::unique_ptr<Pipeline> pipeline_;
 };
 
+// OXINFER_SD_RESIDENCY=stage: each network loaded for its stage only
+// (Residency::kStage); otherwise (the default) every network stays loaded.
+Residency ResidencyWanted();
+
 // The request as the pipeline's parameters (unknown samplers refused).
 sdk::StatusOr<GenerateParams> ParamsFromRequest(const oxi_image_request& request);
 

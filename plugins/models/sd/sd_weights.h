@@ -27,6 +27,8 @@ class ComponentWeights {
   static sdk::StatusOr<ComponentWeights> Open(const std::string& component_dir,
                                               const sdk::Compute* cx, oxi_dtype matrix_dtype,
                                               bool use_mmap);
+  // The file Open would read (nothing opened), NOT_FOUND naming what was looked for.
+  static sdk::StatusOr<std::string> Locate(const std::string& component_dir);
 
   // What the layers' buffers may point into: keep it until they are freed.
   const sdk::Weights& weights() const { return weights_; }

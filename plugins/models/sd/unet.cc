@@ -11,6 +11,11 @@ namespace sd {
 
 sdk::Status UNet::Load(const std::string& dir, const sdk::Compute* cx, oxi_dtype matrix_dtype,
                        bool use_mmap) {
+  OXI_RETURN_IF_ERROR(LoadConfig(dir));
+  return LoadWeights(cx, matrix_dtype, use_mmap);
+}
+
+sdk::Status UNet::LoadConfig(const std::string& dir) {
   OXI_ASSIGN_OR_RETURN(sdk::JsonDoc doc, ReadConfig(dir + "/config.json"));
   const sdk::Json cfg = doc.root();
   OXI_ASSIGN_OR_RETURN(std::vector<int64_t> ch, cfg["block_out_channels"].IntList());
@@ -54,8 +59,20 @@ sdk::Status UNet::Load(const std::string& dir, const sdk::Compute* cx, oxi_dtype
   OXI_RETURN_IF_ERROR(
       RefuseUnlessDefault(cfg["resnet_time_scale_shift"], "default", "not an SD 1.x / 2.x UNet"));
   c0_ = ch[0];
+  dir_ = dir;
+  down_types_ = std::move(down_types);
+  up_types_ = std::move(up_types);
+  heads_ = std::move(heads);
+  layers_ = layers;
+  return sdk::OkStatus();
+}
 
-  OXI_ASSIGN_OR_RETURN(ComponentWeights w, ComponentWeights::Open(dir, cx, matrix_dtype, use_mmap));
+sdk::Status UNet::LoadWeights(const sdk::Compute* cx, oxi_dtype matrix_dtype, bool use_mmap) {
+  if (dir_.empty()) return sdk::FailedPreconditionError("unet: LoadConfig first");
+  ReleaseWeights();
+  const size_t nb = heads_.size();
+  OXI_ASSIGN_OR_RETURN(ComponentWeights w,
+                       ComponentWeights::Open(dir_, cx, matrix_dtype, use_mmap));
   weights_ = w.weights();
   OXI_ASSIGN_OR_RETURN(conv_in_, w.LoadConv("conv_in", 1, 1));
   OXI_ASSIGN_OR_RETURN(time1_, w.LoadLinear("time_embedding.linear_1"));
@@ -65,17 +82,17 @@ sdk::Status UNet::Load(const std::string& dir, const sdk::Compute* cx, oxi_dtype
                                      ": time_embedding does not fit block_out_channels");
   }
   for (size_t i = 0; i < nb; ++i) {
-    OXI_ASSIGN_OR_RETURN(Block b, LoadBlock(w, sdk::StrCat("down_blocks.", i, "."), down_types[i],
-                                            /*down=*/true, layers, heads[i], i + 1 == nb));
+    OXI_ASSIGN_OR_RETURN(Block b, LoadBlock(w, sdk::StrCat("down_blocks.", i, "."), down_types_[i],
+                                            /*down=*/true, layers_, heads_[i], i + 1 == nb));
     down_.push_back(std::move(b));
   }
   OXI_RETURN_IF_ERROR(mid_res0_.Load(w, "mid_block.resnets.0.", groups_, eps_));
   OXI_RETURN_IF_ERROR(mid_res1_.Load(w, "mid_block.resnets.1.", groups_, eps_));
-  OXI_RETURN_IF_ERROR(mid_attn_.Load(w, "mid_block.attentions.0.", heads[nb - 1], groups_));
+  OXI_RETURN_IF_ERROR(mid_attn_.Load(w, "mid_block.attentions.0.", heads_[nb - 1], groups_));
   for (size_t i = 0; i < nb; ++i) {
     OXI_ASSIGN_OR_RETURN(Block b,
-                         LoadBlock(w, sdk::StrCat("up_blocks.", i, "."), up_types[i],
-                                   /*down=*/false, layers + 1, heads[nb - 1 - i], i + 1 == nb));
+                         LoadBlock(w, sdk::StrCat("up_blocks.", i, "."), up_types_[i],
+                                   /*down=*/false, layers_ + 1, heads_[nb - 1 - i], i + 1 == nb));
     up_.push_back(std::move(b));
   }
   OXI_ASSIGN_OR_RETURN(norm_out_, w.LoadNorm("conv_norm_out", eps_, groups_));
@@ -85,7 +102,24 @@ sdk::Status UNet::Load(const std::string& dir, const sdk::Compute* cx, oxi_dtype
         sdk::StrCat(w.source(), ": conv_in / conv_out have ", conv_in_.cin, " / ", conv_out_.cout,
                     " channels, the config says ", in_ch_, " / ", out_ch_));
   }
+  loaded_ = true;
   return sdk::OkStatus();
+}
+
+void UNet::ReleaseWeights() {
+  // The layers first: their buffers may point into the mapping.
+  loaded_ = false;
+  conv_in_ = Conv();
+  conv_out_ = Conv();
+  time1_ = Linear();
+  time2_ = Linear();
+  norm_out_ = Norm();
+  down_.clear();
+  up_.clear();
+  mid_res0_ = ResBlock();
+  mid_res1_ = ResBlock();
+  mid_attn_ = SpatialTransformer();
+  weights_ = sdk::Weights();
 }
 
 sdk::StatusOr<UNet::Block> UNet::LoadBlock(const ComponentWeights& w, const std::string& p,
@@ -143,6 +177,7 @@ sdk::StatusOr<Act> UNet::TimeEmbedding(const Net& net, int64_t n, float timestep
 
 sdk::StatusOr<Act> UNet::Forward(const Net& net, const Act& sample, float timestep,
                                  const Act& ctx) const {
+  if (!loaded_) return sdk::FailedPreconditionError("unet: weights not loaded");
   if (sample.c != in_ch_ || ctx.n != sample.n || ctx.c != cross_dim_) {
     return sdk::InvalidArgumentError(sdk::StrCat("unet: sample of ", sample.n, " images of ",
                                                  sample.c, " channels and ", ctx.n,

@@ -24,6 +24,13 @@ class UNet {
   // ComponentWeights::Open's).
   sdk::Status Load(const std::string& dir, const sdk::Compute* cx, oxi_dtype matrix_dtype,
                    bool use_mmap);
+  // Load in two halves: config.json alone (the shapes the pipeline checks),
+  // then the weights, which ReleaseWeights frees again (the configuration
+  // stays, and LoadWeights brings them back).
+  sdk::Status LoadConfig(const std::string& dir);
+  sdk::Status LoadWeights(const sdk::Compute* cx, oxi_dtype matrix_dtype, bool use_mmap);
+  void ReleaseWeights();
+  bool loaded() const { return loaded_; }
 
   // sample [n][h][w][in_channels] at one timestep for all images, ctx
   // [n][1][len][cross_dim] -> [n][h][w][out_channels].
@@ -47,6 +54,12 @@ class UNet {
   // time_embedding(timestep) with SiLU applied: [n][1][1][temb_dim].
   sdk::StatusOr<Act> TimeEmbedding(const Net& net, int64_t n, float timestep) const;
 
+  // LoadConfig's.
+  std::string dir_;
+  std::vector<std::string> down_types_, up_types_;
+  std::vector<int64_t> heads_;
+  int64_t layers_ = 2;
+  bool loaded_ = false;
   // Declared first, destroyed last: the layers' buffers may point into it.
   sdk::Weights weights_;
   int64_t in_ch_ = 4, out_ch_ = 4, cross_dim_ = 768, sample_size_ = 64, c0_ = 320;

@@ -11,6 +11,11 @@ namespace sd {
 
 sdk::Status VaeDecoder::Load(const std::string& dir, const sdk::Compute* cx, oxi_dtype matrix_dtype,
                              bool use_mmap) {
+  OXI_RETURN_IF_ERROR(LoadConfig(dir));
+  return LoadWeights(cx, matrix_dtype, use_mmap);
+}
+
+sdk::Status VaeDecoder::LoadConfig(const std::string& dir) {
   OXI_ASSIGN_OR_RETURN(sdk::JsonDoc doc, ReadConfig(dir + "/config.json"));
   const sdk::Json cfg = doc.root();
   OXI_ASSIGN_OR_RETURN(std::vector<int64_t> ch, cfg["block_out_channels"].IntList());
@@ -30,9 +35,20 @@ sdk::Status VaeDecoder::Load(const std::string& dir, const sdk::Compute* cx, oxi
                                      "norm_num_groups or scaling_factor out of range");
   }
   scaling_factor_ = static_cast<float>(sf);
-  const int32_t g = static_cast<int32_t>(groups);
+  dir_ = dir;
+  blocks_ = static_cast<int64_t>(ch.size());
+  layers_ = layers;
+  groups_ = static_cast<int32_t>(groups);
+  return sdk::OkStatus();
+}
+
+sdk::Status VaeDecoder::LoadWeights(const sdk::Compute* cx, oxi_dtype matrix_dtype, bool use_mmap) {
+  if (dir_.empty()) return sdk::FailedPreconditionError("vae: LoadConfig first");
+  ReleaseWeights();
+  const int32_t g = groups_;
   const float eps = 1e-6f;
-  OXI_ASSIGN_OR_RETURN(ComponentWeights w, ComponentWeights::Open(dir, cx, matrix_dtype, use_mmap));
+  OXI_ASSIGN_OR_RETURN(ComponentWeights w,
+                       ComponentWeights::Open(dir_, cx, matrix_dtype, use_mmap));
   weights_ = w.weights();
   if (has_post_quant_) {
     OXI_ASSIGN_OR_RETURN(post_quant_, w.LoadConv("post_quant_conv", 1, 0));
@@ -46,15 +62,15 @@ sdk::Status VaeDecoder::Load(const std::string& dir, const sdk::Compute* cx, oxi
   OXI_ASSIGN_OR_RETURN(k_, w.LoadLinear(a + "to_k"));
   OXI_ASSIGN_OR_RETURN(v_, w.LoadLinear(a + "to_v"));
   OXI_ASSIGN_OR_RETURN(o_, w.LoadLinear(a + "to_out.0"));
-  for (size_t i = 0; i < ch.size(); ++i) {
+  for (int64_t i = 0; i < blocks_; ++i) {
     UpBlock b;
     const std::string p = sdk::StrCat("decoder.up_blocks.", i, ".");
-    for (int64_t j = 0; j < layers + 1; ++j) {
+    for (int64_t j = 0; j < layers_ + 1; ++j) {
       ResBlock r;
       OXI_RETURN_IF_ERROR(r.Load(w, sdk::StrCat(p, "resnets.", j, "."), g, eps));
       b.res.push_back(std::move(r));
     }
-    b.has_up = i + 1 < ch.size();
+    b.has_up = i + 1 < blocks_;
     if (b.has_up) {
       OXI_ASSIGN_OR_RETURN(b.up, w.LoadConv(p + "upsamplers.0.conv", 1, 1));
     }
@@ -67,7 +83,26 @@ sdk::Status VaeDecoder::Load(const std::string& dir, const sdk::Compute* cx, oxi
     return sdk::InvalidArgumentError(sdk::StrCat(w.source(), ": the decoder takes ", z_ch,
                                                  " channels, latent_channels is ", latent_ch_));
   }
+  loaded_ = true;
   return sdk::OkStatus();
+}
+
+void VaeDecoder::ReleaseWeights() {
+  // The layers first: their buffers may point into the mapping.
+  loaded_ = false;
+  post_quant_ = Conv();
+  conv_in_ = Conv();
+  conv_out_ = Conv();
+  mid0_ = ResBlock();
+  mid1_ = ResBlock();
+  attn_norm_ = Norm();
+  norm_out_ = Norm();
+  q_ = Linear();
+  k_ = Linear();
+  v_ = Linear();
+  o_ = Linear();
+  up_.clear();
+  weights_ = sdk::Weights();
 }
 
 sdk::StatusOr<Act> VaeDecoder::MidAttention(const Net& net, const Act& x) const {
@@ -88,6 +123,7 @@ sdk::StatusOr<Act> VaeDecoder::MidAttention(const Net& net, const Act& x) const 
 }
 
 sdk::StatusOr<Act> VaeDecoder::Decode(const Net& net, const Act& z) const {
+  if (!loaded_) return sdk::FailedPreconditionError("vae: weights not loaded");
   if (z.c != latent_ch_) {
     return sdk::InvalidArgumentError(
         sdk::StrCat("vae: latents of ", z.c, " channels, the decoder takes ", latent_ch_));

@@ -22,13 +22,19 @@ class VaeDecoder {
   // ComponentWeights::Open's).
   sdk::Status Load(const std::string& dir, const sdk::Compute* cx, oxi_dtype matrix_dtype,
                    bool use_mmap);
+  // The two halves of Load, as UNet's: config.json, then the weights, which
+  // ReleaseWeights frees again.
+  sdk::Status LoadConfig(const std::string& dir);
+  sdk::Status LoadWeights(const sdk::Compute* cx, oxi_dtype matrix_dtype, bool use_mmap);
+  void ReleaseWeights();
+  bool loaded() const { return loaded_; }
 
   // Latents already divided by scaling_factor: [n][h][w][latent] -> [n][8h][8w][3].
   sdk::StatusOr<Act> Decode(const Net& net, const Act& z) const;
 
   float scaling_factor() const { return scaling_factor_; }
   int64_t latent_channels() const { return latent_ch_; }
-  int64_t upscale() const { return int64_t{1} << (up_.size() - 1); }
+  int64_t upscale() const { return int64_t{1} << (blocks_ - 1); }
 
  private:
   struct UpBlock {
@@ -38,6 +44,11 @@ class VaeDecoder {
   };
   sdk::StatusOr<Act> MidAttention(const Net& net, const Act& x) const;
 
+  // LoadConfig's.
+  std::string dir_;
+  int64_t blocks_ = 1, layers_ = 2;
+  int32_t groups_ = 32;
+  bool loaded_ = false;
   // Declared first, destroyed last: the layers' buffers may point into it.
   sdk::Weights weights_;
   float scaling_factor_ = 0.18215f;

@@ -3,6 +3,7 @@
 // through generate_image, the same seed bit for bit, cancellation from the
 // progress callback, and bad requests refused with messages.
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -67,12 +68,12 @@ struct Generated {
   int width = 0, height = 0, channels = 0;
 };
 
-Generated Generate(const oxi_image_request& req) {
+Generated GenerateOn(oxi_model* model, const oxi_image_request& req) {
   Generated g;
   oxi_image img{};
   img.struct_size = sizeof(img);
   char error[512] = {0};
-  g.rc = Sd()->generate_image(Model(), &req, &img, error, sizeof(error));
+  g.rc = Sd()->generate_image(model, &req, &img, error, sizeof(error));
   g.error = error;
   if (g.rc == OXI_OK) {
     g.width = img.width, g.height = img.height, g.channels = img.channels;
@@ -81,6 +82,8 @@ Generated Generate(const oxi_image_request& req) {
   }
   return g;
 }
+
+Generated Generate(const oxi_image_request& req) { return GenerateOn(Model(), req); }
 
 TEST(SdPluginTest, ProbeRecognisesDiffusersFoldersOnly) {
   ASSERT_NE(Sd(), nullptr);
@@ -155,6 +158,32 @@ TEST(SdPluginTest, GeneratesReproduciblyWithProgress) {
   const Generated c = Generate(req);
   ASSERT_EQ(c.rc, OXI_OK) << c.error;
   EXPECT_NE(a.pixels, c.pixels);
+}
+
+// OXINFER_SD_RESIDENCY=stage (each network loaded for its stage only): the
+// same image bit for bit, image after image.
+TEST(SdPluginTest, StagedResidencyFromTheEnvironment) {
+  ASSERT_NE(Model(), nullptr);
+  const Generated want = Generate(Request());
+  ASSERT_EQ(want.rc, OXI_OK) << want.error;
+  ASSERT_EQ(setenv("OXINFER_SD_RESIDENCY", "stage", 1), 0);
+  oxi_model_open_params params{};
+  params.struct_size = sizeof(params);
+  const std::string dir = Runfile(kModels + "/sd2");
+  params.model_dir = dir.c_str();
+  params.backend = sd::testing::TestBackendIface();
+  params.use_mmap = 1;
+  oxi_model* staged = nullptr;
+  char error[512] = {0};
+  const int32_t rc = Sd()->open(&params, &staged, error, sizeof(error));
+  unsetenv("OXINFER_SD_RESIDENCY");
+  ASSERT_EQ(rc, OXI_OK) << error;
+  for (int round = 0; round < 2; ++round) {
+    const Generated got = GenerateOn(staged, Request());
+    ASSERT_EQ(got.rc, OXI_OK) << got.error;
+    EXPECT_EQ(got.pixels, want.pixels) << "round " << round;
+  }
+  Sd()->close(staged);
 }
 
 TEST(SdPluginTest, ProgressCancels) {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -31,14 +32,17 @@ using testing::Psnr;
 using testing::Relative;
 using testing::Testdata;
 
-// A pipeline per (model, matrix dtype), loaded once (F32 by default).
-Pipeline& GetPipeline(const std::string& model, oxi_dtype matrix_dtype = OXI_DTYPE_F32) {
+// A pipeline per (model, matrix dtype, residency), loaded once (F32 and
+// every network resident by default).
+Pipeline& GetPipeline(const std::string& model, oxi_dtype matrix_dtype = OXI_DTYPE_F32,
+                      Residency residency = Residency::kAll) {
   static auto* cache = new std::map<std::string, std::unique_ptr<Pipeline>>();
-  const std::string key = model + "/" + oxi_dtype_name(matrix_dtype);
+  const std::string key = model + "/" + oxi_dtype_name(matrix_dtype) +
+                          (residency == Residency::kStage ? "/stage" : "/all");
   auto it = cache->find(key);
   if (it == cache->end()) {
     auto p = Pipeline::Load(Testdata() + "/" + model, testing::TestBackendIface(), matrix_dtype,
-                            /*use_mmap=*/true);
+                            /*use_mmap=*/true, nullptr, residency);
     if (!p.ok()) {
       std::cerr << "loading " << model << ": " << p.status().message() << "\n";
       std::abort();
@@ -157,6 +161,16 @@ TEST_P(StagesTest, WholePipelineWeightsAsStored) {
   RunWholePipeline(GetPipeline(model_, OXI_DTYPE_INVALID), 70.0, true);
 }
 
+// Each network loaded for its stage and freed after it: the same exactness,
+// and nothing left loaded once the image is made.
+TEST_P(StagesTest, WholePipelineStaged) {
+  Pipeline& p = GetPipeline(model_, OXI_DTYPE_F32, Residency::kStage);
+  RunWholePipeline(p, 70.0, true);
+  EXPECT_FALSE(p.text_encoder().loaded());
+  EXPECT_FALSE(p.unet().loaded());
+  EXPECT_FALSE(p.vae().loaded());
+}
+
 // Matrices rounded to bf16: runs, and stays close (no exactness bar).
 TEST_P(StagesTest, WholePipelineBf16Weights) {
   RunWholePipeline(GetPipeline(model_, OXI_DTYPE_BF16), 40.0, false);
@@ -239,6 +253,66 @@ TEST(PipelineTest, SeededNoiseIsReproducible) {
   auto c = p.Generate(gp);
   ASSERT_TRUE(c.ok());
   EXPECT_NE(a->rgb, c->rgb);
+}
+
+// Staged residency loads no weights up front, gives the image of the resident
+// pipeline bit for bit (f16 weights as stored), and loads them again for the
+// next image.
+TEST(PipelineTest, StagedResidencyGivesTheSameImages) {
+  Pipeline& all = GetPipeline("sd2", OXI_DTYPE_INVALID);
+  auto staged = Pipeline::Load(Testdata() + "/sd2", testing::TestBackendIface(), OXI_DTYPE_INVALID,
+                               /*use_mmap=*/true, nullptr, Residency::kStage);
+  ASSERT_TRUE(staged.ok()) << staged.status().message();
+  Pipeline& p = **staged;
+  EXPECT_EQ(p.residency(), Residency::kStage);
+  EXPECT_FALSE(p.text_encoder().loaded() || p.unet().loaded() || p.vae().loaded());
+  EXPECT_EQ(p.native_size(), all.native_size());
+  GenerateParams gp;
+  gp.prompt = "a red fox";
+  gp.negative_prompt = "blurry";
+  gp.steps = 2;
+  gp.guidance = 3.0f;
+  gp.sampler = Sampler::kEulerAncestral;
+  gp.width = gp.height = 64;
+  gp.seed = 42;
+  std::vector<std::string> stages;
+  gp.stage_time = [&stages](const std::string& stage, double) { stages.push_back(stage); };
+  auto want = all.Generate(gp);
+  ASSERT_TRUE(want.ok()) << want.status().message();
+  EXPECT_EQ(std::count(stages.begin(), stages.end(), "load unet"), 0);
+  for (int round = 0; round < 2; ++round) {
+    stages.clear();
+    auto got = p.Generate(gp);
+    ASSERT_TRUE(got.ok()) << got.status().message();
+    EXPECT_EQ(got->rgb, want->rgb) << "round " << round;
+    EXPECT_FALSE(p.text_encoder().loaded() || p.unet().loaded() || p.vae().loaded());
+    for (const char* stage : {"load text encoder", "load unet", "load vae"}) {
+      EXPECT_EQ(std::count(stages.begin(), stages.end(), stage), 1) << stage;
+    }
+  }
+  // Outside a generation the networks are not there to call.
+  Net net(p.pool());
+  EXPECT_EQ(p.EncodePrompts(net, {"x"}).status().code(), OXI_FAILED_PRECONDITION);
+}
+
+// Staged, a folder without a network's weights still fails at Load.
+TEST(PipelineTest, StagedLoadFindsMissingWeights) {
+  namespace fs = std::filesystem;
+  const fs::path src = Testdata() + "/sd1";
+  const fs::path dir = fs::path(::testing::TempDir()) / "sd1_without_unet_weights";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "unet");
+  for (const char* part : {"model_index.json", "tokenizer", "text_encoder", "vae", "scheduler"}) {
+    fs::create_symlink(fs::absolute(src / part), dir / part);
+  }
+  fs::create_symlink(fs::absolute(src / "unet" / "config.json"), dir / "unet" / "config.json");
+  auto p = Pipeline::Load(dir.string(), testing::TestBackendIface(), OXI_DTYPE_F32,
+                          /*use_mmap=*/true, nullptr, Residency::kStage);
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.status().code(), OXI_NOT_FOUND);
+  EXPECT_NE(p.status().message().find("no safetensors weights in"), std::string::npos)
+      << p.status().message();
+  fs::remove_all(dir);
 }
 
 TEST(PipelineTest, RejectsBadRequests) {
