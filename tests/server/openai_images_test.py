@@ -9,7 +9,7 @@ import unittest
 
 import openai
 
-from server_harness import Server
+from server_harness import ServerCase
 
 SERVER, SD, PLUGINS = sys.argv[1:4]
 
@@ -19,16 +19,9 @@ def png_size(data):
     return struct.unpack(">II", data[16:24])
 
 
-class ImagesTest(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.server = Server(SERVER, SD, PLUGINS)
-        cls.client = openai.OpenAI(base_url=cls.server.url + "/v1", api_key="none", timeout=120,
-                                   max_retries=0)
-
-    @classmethod
-    def tearDownClass(cls):
-        assert cls.server.stop() == 0
+class ImagesTest(ServerCase):
+    server_args = (SERVER, SD, PLUGINS)
+    client_timeout = 120
 
     def generate(self, **kw):
         return self.client.images.generate(model="sd1", prompt="a red fox in the snow",

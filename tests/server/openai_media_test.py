@@ -13,7 +13,7 @@ import unittest
 
 import openai
 
-from server_harness import Server
+from server_harness import ServerCase
 
 SERVER, CLI, FIXTURE = (os.path.realpath(p) for p in sys.argv[1:4])
 PLUGINS = ":".join(sorted({os.path.dirname(os.path.realpath(p)) for p in sys.argv[4:]}))
@@ -25,16 +25,9 @@ def data_url(path, mime="image/png"):
         return f"data:{mime};base64," + base64.b64encode(f.read()).decode()
 
 
-class MediaTest(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.server = Server(SERVER, FIXTURE, PLUGINS)
-        cls.client = openai.OpenAI(base_url=cls.server.url + "/v1", api_key="none", timeout=120,
-                                   max_retries=0)
-
-    @classmethod
-    def tearDownClass(cls):
-        assert cls.server.stop() == 0
+class MediaTest(ServerCase):
+    server_args = (SERVER, FIXTURE, PLUGINS)
+    client_timeout = 120
 
     def chat(self, image_part, **kw):
         return self.client.chat.completions.create(

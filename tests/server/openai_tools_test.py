@@ -9,7 +9,7 @@ import unittest
 
 import openai
 
-from server_harness import Server
+from server_harness import ServerCase
 
 SERVER, CHECKPOINT, PLUGINS = sys.argv[1:4]
 
@@ -20,16 +20,8 @@ TOOLS = [{"type": "function", "function": {
 QUESTION = [{"role": "user", "content": "What is 1234.5 * 6789 - 2^20?"}]
 
 
-class ToolsTest(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.server = Server(SERVER, CHECKPOINT, PLUGINS, "--parallel", "1")
-        cls.client = openai.OpenAI(base_url=cls.server.url + "/v1", api_key="none", timeout=60,
-                                   max_retries=0)
-
-    @classmethod
-    def tearDownClass(cls):
-        assert cls.server.stop() == 0
+class ToolsTest(ServerCase):
+    server_args = (SERVER, CHECKPOINT, PLUGINS, "--parallel", "1")
 
     def call_then_answer(self, stream):
         """Script replies: a reasoning trace and a call, then the answer."""

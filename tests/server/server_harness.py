@@ -6,6 +6,7 @@ import signal
 import subprocess
 import tempfile
 import time
+import unittest
 import urllib.request
 
 START_TIMEOUT_S = 120
@@ -71,3 +72,24 @@ class Server:
                 self.proc.wait()
                 raise RuntimeError("the server did not stop on SIGTERM:\n" + self.output())
         return self.proc.returncode
+
+
+class ServerCase(unittest.TestCase):
+    """Tests sharing one server: a subclass sets `server_args` (binary, model,
+    plugin dirs, then flags); each test gets `self.server` and an openai client
+    `self.client` without retries. The server must exit 0 on SIGTERM."""
+    server_args = ()
+    client_timeout = 60
+
+    @classmethod
+    def setUpClass(cls):
+        import openai  # only the openai-client tests have it installed
+
+        cls.server = Server(*cls.server_args)
+        cls.client = openai.OpenAI(base_url=cls.server.url + "/v1", api_key="none",
+                                   timeout=cls.client_timeout, max_retries=0)
+
+    @classmethod
+    def tearDownClass(cls):
+        code = cls.server.stop()
+        assert code == 0, f"exit code {code} after SIGTERM:\n{cls.server.output()}"
