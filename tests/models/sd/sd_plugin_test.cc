@@ -30,20 +30,25 @@ const oxi_model_iface* Sd() {
   return sd;
 }
 
-// The sd2 fixture pipeline opened on the test backend, once.
+// Opens the sd2 fixture pipeline on the test backend; nullptr (and a test
+// failure naming the plugin's error) when that fails.
+oxi_model* OpenSd2() {
+  oxi_model_open_params params{};
+  params.struct_size = sizeof(params);
+  const std::string dir = Runfile(kModels + "/sd2");
+  params.model_dir = dir.c_str();
+  params.backend = sd::testing::TestBackendIface();
+  params.use_mmap = 1;
+  oxi_model* m = nullptr;
+  char error[512] = {0};
+  const int32_t rc = Sd()->open(&params, &m, error, sizeof(error));
+  EXPECT_EQ(rc, OXI_OK) << error;
+  return rc == OXI_OK ? m : nullptr;
+}
+
+// The sd2 fixture pipeline, opened once.
 oxi_model* Model() {
-  static oxi_model* model = [] {
-    oxi_model_open_params params{};
-    params.struct_size = sizeof(params);
-    const std::string dir = Runfile(kModels + "/sd2");
-    params.model_dir = dir.c_str();
-    params.backend = sd::testing::TestBackendIface();
-    params.use_mmap = 1;
-    oxi_model* m = nullptr;
-    char error[512] = {0};
-    EXPECT_EQ(Sd()->open(&params, &m, error, sizeof(error)), OXI_OK) << error;
-    return m;
-  }();
+  static oxi_model* model = OpenSd2();
   return model;
 }
 
@@ -167,17 +172,9 @@ TEST(SdPluginTest, StagedResidencyFromTheEnvironment) {
   const Generated want = Generate(Request());
   ASSERT_EQ(want.rc, OXI_OK) << want.error;
   ASSERT_EQ(setenv("OXINFER_SD_RESIDENCY", "stage", 1), 0);
-  oxi_model_open_params params{};
-  params.struct_size = sizeof(params);
-  const std::string dir = Runfile(kModels + "/sd2");
-  params.model_dir = dir.c_str();
-  params.backend = sd::testing::TestBackendIface();
-  params.use_mmap = 1;
-  oxi_model* staged = nullptr;
-  char error[512] = {0};
-  const int32_t rc = Sd()->open(&params, &staged, error, sizeof(error));
+  oxi_model* staged = OpenSd2();
   unsetenv("OXINFER_SD_RESIDENCY");
-  ASSERT_EQ(rc, OXI_OK) << error;
+  ASSERT_NE(staged, nullptr);
   for (int round = 0; round < 2; ++round) {
     const Generated got = GenerateOn(staged, Request());
     ASSERT_EQ(got.rc, OXI_OK) << got.error;

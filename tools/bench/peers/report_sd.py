@@ -6,7 +6,9 @@
 stable-diffusion.cpp stages from its own log lines: get_learned_condition (text
 encoder), sampling (the UNet pass; 1 step), decode_first_stage (VAE decoder),
 "generate_image completed" or the sum (total). oxinfer stages from sd_bench:
-tokens_pos (text encoder), unet_out (UNet pass), image_f32 (VAE decoder), total.
+"text encoder", the sum of "unet pass N", "vae decoder", total (with staged
+residency that total includes the networks' "load ..." stages, which sd-cli does
+before it starts generating).
 Median of the rounds per stage; peak RSS from /usr/bin/time -v."""
 import glob, os, re, statistics, sys
 
@@ -38,10 +40,10 @@ def ours(path):
     def f(name):
         m = re.search(r"^%s\s+([\d.]+) s wall\s+([\d.]+) s cpu" % re.escape(name), s, re.M)
         return float(m.group(1)) if m else float("nan")
-    un = [float(x) for x in re.findall(r"^\S*unet_out\S*\s+([\d.]+) s wall", s, re.M)]
+    un = [float(x) for x in re.findall(r"^unet pass \d+\s+([\d.]+) s wall", s, re.M)]
     m = re.search(r"^total: ([\d.]+) s wall", s, re.M)
     load = re.search(r"^LOAD (.*)$", s, re.M).group(1)
-    return dict(te=f("tokens_pos"), unet=sum(un) if un else float("nan"), vae=f("image_f32"),
+    return dict(te=f("text encoder"), unet=sum(un) if un else float("nan"), vae=f("vae decoder"),
                 total=float(m.group(1)) if m else float("nan"), load=load, rss=rss(s))
 
 
