@@ -42,8 +42,11 @@ extern "C" {
  *        model: oxi_model_iface.encode_media / free_media, OXI_MODEL_MEDIA_INPUT.
  *   2.2: model: oxi_model_iface.draft (oxi_draft_args), OXI_MODEL_DRAFT,
  *        oxi_model_open_params.draft (speculative decoding with the
- *        checkpoint's own multi-token-prediction head). */
-#define OXI_ABI_MINOR 2
+ *        checkpoint's own multi-token-prediction head).
+ *   2.3: model: oxi_model_open_params.draft_dir (a separate drafter checkpoint:
+ *        Gemma 4's assistant), .record_weight / .record_ctx (the weights as
+ *        loaded, for --save-quantized). */
+#define OXI_ABI_MINOR 3
 #define OXI_ENTRY_SYMBOL "oxinfer_plugin_entry"
 
 /* ABI 2.1: kinds of media, as bits (oxi_codec_iface.media: what a codec

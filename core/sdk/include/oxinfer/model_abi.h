@@ -45,6 +45,20 @@ typedef struct oxi_model_open_params {
    * loads its drafting head and keeps what it needs per sequence (the hidden
    * states drafting starts from). 0: it may leave both out. */
   int32_t draft;
+  /* ABI 2.3: a separate drafter checkpoint for speculative decoding (a folder,
+   * e.g. Gemma 4's assistant, whose layers read this model's caches); the
+   * model loads it beside itself and drafts with it (OXI_MODEL_DRAFT). NULL:
+   * none. A plugin that has no such drafter for `model_dir` refuses it. */
+  const char* draft_dir;
+  /* ABI 2.3: optional (NULL: not asked). Called during open once for every
+   * weight the model keeps, in the form it keeps it (after quantisation and
+   * layout conversion, as held for this backend: dtype, shape and bytes in
+   * host memory, valid during the call), so that the host can write the
+   * checkpoint as loaded (--save-quantized). A non-zero return fails open
+   * with the message written to `error`. */
+  int32_t (*record_weight)(void* ctx, const oxi_weight_tensor* tensor, char* error,
+                           size_t error_size);
+  void* record_ctx;
 } oxi_model_open_params;
 
 /* oxi_model_info.capabilities */
