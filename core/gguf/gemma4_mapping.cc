@@ -10,8 +10,8 @@
 //     entries, sliding ones the _swa keys; the double-wide MLP of KV-shared
 //     layers a per-layer feed_forward_length; attention_k_eq_v is not
 //     recorded (full layers without attn_v);
-//   - quantised embedding tables (Q8_0 files): served as float32, the only
-//     tables the plugin looks rows up in.
+//   - K-quant embedding tables: served as float32 (the plugin looks rows up
+//     in float, Q8_0 and Q4_0 tables only).
 #include <cmath>
 #include <string>
 #include <vector>
@@ -278,9 +278,11 @@ absl::Status MapGemma4(GgufMapping& m, GgufCheckpoint* out) {
     const bool table =
         info.name == "token_embd.weight" || info.name == "per_layer_token_embd.weight";
     if (table && info.type != TensorType::kF32 && info.type != TensorType::kF16 &&
-        info.type != TensorType::kBF16) {
-      // The plugin looks rows up in float tables only (its --quant keeps them
-      // as stored); llama.cpp's Q8_0 file quantises them too.
+        info.type != TensorType::kBF16 && info.type != TensorType::kQ8_0 &&
+        info.type != TensorType::kQ4_0) {
+      // Rows are looked up (GET_ROWS) in float, Q8_0 and Q4_0 tables; a
+      // K-quant table is dequantised here. Q8_0 tables stay as they are: the
+      // per-layer table of E2B is 4.7 GB as float32 against 1.2 GB as Q8_0.
       absl::StatusOr<std::vector<float>> v = m.Floats(info);
       if (!v.ok()) return v.status();
       if (absl::Status s = m.Floats(hf, HfShape(info), *std::move(v)); !s.ok()) return s;
