@@ -76,8 +76,8 @@ TEST_P(Qwen35Saved, LogitsAreBitIdenticalToQuantisingAtLoad) {
       blocks += oxi_dtype_block_elems(d) > 1;
       layout += oxi_dtype_plain(d) == c.dtype && oxi_dtype_is_x8(d) == oxi_dtype_is_x8(preferred);
     }
-    EXPECT_GE(blocks, 20) << c.fixture;
-    EXPECT_GE(layout, 20) << c.fixture << ": not in " << oxi_dtype_name(preferred);
+    EXPECT_GE(blocks, 8) << c.fixture;
+    EXPECT_GE(2 * layout, blocks) << c.fixture << ": not in " << oxi_dtype_name(preferred);
     std::printf("[ saved ] %s at %s on %s: %lld tensors, %d blocks (%d %s), logits identical\n",
                 c.fixture, oxi_dtype_name(c.dtype), be->name().c_str(),
                 static_cast<long long>(w->size()), blocks, layout, oxi_dtype_name(preferred));
