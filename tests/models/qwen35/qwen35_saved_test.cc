@@ -78,6 +78,7 @@ TEST_P(Qwen35Saved, LogitsAreBitIdenticalToQuantisingAtLoad) {
     }
     EXPECT_GE(blocks, 8) << c.fixture;
     EXPECT_GE(2 * layout, blocks) << c.fixture << ": not in " << oxi_dtype_name(preferred);
+    EXPECT_NE(w->Find("lm_head.weight"), nullptr) << "the head (a tied one's Q8_0 copy)";
     std::printf("[ saved ] %s at %s on %s: %lld tensors, %d blocks (%d %s), logits identical\n",
                 c.fixture, oxi_dtype_name(c.dtype), be->name().c_str(),
                 static_cast<long long>(w->size()), blocks, layout, oxi_dtype_name(preferred));
