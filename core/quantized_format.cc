@@ -14,8 +14,6 @@
 namespace oxinfer {
 namespace {
 
-constexpr uint64_t kMaxIndexBytes = uint64_t{64} << 20;
-
 std::string Field(std::string_view source) {
   return absl::StrCat(std::string(source), ": __metadata__ ");
 }
@@ -161,7 +159,7 @@ absl::StatusOr<oxi_dtype> SavedQuantizedPrecision(const std::string& model_dir) 
   struct stat st;
   if (::stat(model_dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return OXI_DTYPE_INVALID;
   const std::string path = model_dir + "/model.safetensors.index.json";
-  absl::StatusOr<std::string> text = ReadFileToString(path, kMaxIndexBytes);
+  absl::StatusOr<std::string> text = ReadFileToString(path, limits::kShardIndexBytes);
   if (!text.ok()) return OXI_DTYPE_INVALID;  // not sharded: not a save (the reader says more)
   absl::StatusOr<nlohmann::json> j = ParseJsonStrict(*text);
   if (!j.ok() || !j->is_object()) return OXI_DTYPE_INVALID;

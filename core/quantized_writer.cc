@@ -16,6 +16,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "core/limits.h"
 #include "core/mapped_file.h"
 #include "core/safetensors.h"
 #include "core/safetensors_writer.h"
@@ -27,7 +28,6 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr char kFlag[] = "--save-quantized";
-constexpr uint64_t kMaxCopiedFileBytes = uint64_t{512} << 20;
 
 absl::Status Errno(const std::string& what) {
   return absl::InternalError(absl::StrCat(kFlag, ": ", what, ": ", std::strerror(errno)));
@@ -263,7 +263,8 @@ absl::Status QuantizedWriter::Finish(const std::string& model_dir, const std::st
   for (const fs::directory_entry& f : fs::directory_iterator(model_dir, ec)) {
     const std::string name = f.path().filename().string();
     if (!f.is_regular_file(ec) || IsWeightFile(name)) continue;
-    absl::StatusOr<std::string> bytes = ReadFileToString(f.path().string(), kMaxCopiedFileBytes);
+    absl::StatusOr<std::string> bytes =
+        ReadFileToString(f.path().string(), limits::kTokenizerFileBytes);
     if (!bytes.ok()) return bytes.status();
     if (absl::Status s = WriteStringToFile(tmp_dir_ + "/" + name, *bytes); !s.ok()) return s;
   }

@@ -9,21 +9,23 @@
 set -euo pipefail
 bin="$1"; model="$2"; saved="$3"; quant="$4"; runs="${5:-3}"
 py=${PY:-/work/venvs/ref/bin/python}
-evict() {  # drop the folders' files from the page cache
-  "$py" -c 'import os, sys
+out=$(mktemp -d)
+# Drops the folders' files from the page cache (hyperfine --prepare).
+cat >"$out/evict.py" <<'PY'
+import os, sys
 for d in sys.argv[1:]:
     for f in os.listdir(d):
         p = os.path.join(d, f)
         if os.path.isfile(p):
-            fd = os.open(p, os.O_RDONLY); os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED); os.close(fd)' "$@"
-}
-export -f evict; export py
+            fd = os.open(p, os.O_RDONLY)
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+            os.close(fd)
+PY
 run="$bin/oxinfer --plugin-dir=$bin/plugins --device ${DEVICE:-cpu-avx512} --raw -p a --max-tokens 1"
-out=$(mktemp -d)
 for cache in warm cold; do
   for mode in read mmap; do
     flag=""; [ "$mode" = mmap ] && flag="--mmap"
-    if [ "$cache" = warm ]; then prep="true"; warmup=1; else prep="evict $model $saved"; warmup=0; fi
+    if [ "$cache" = warm ]; then prep="true"; warmup=1; else prep="$py $out/evict.py $model $saved"; warmup=0; fi
     hyperfine --runs "$runs" --warmup "$warmup" --prepare "$prep" --export-json "$out/$cache-$mode.json" \
       -n "at load" "$run $flag --model $model --quant $quant" \
       -n "pre-quantised" "$run $flag --model $saved" >/dev/null
