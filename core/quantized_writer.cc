@@ -145,7 +145,7 @@ absl::Status QuantizedWriter::Add(const oxi_weight_tensor& t) {
     return absl::InvalidArgumentError(
         absl::StrCat(kFlag, ": tensor '", name, "': empty, reserved or duplicate name"));
   }
-  if (t.ndim < 1 || t.ndim > 8 || (t.size > 0 && t.data == nullptr)) {
+  if (t.ndim < 0 || t.ndim > 8 || (t.size > 0 && t.data == nullptr)) {
     return absl::InvalidArgumentError(
         absl::StrCat(kFlag, ": tensor ", name, ": ", t.ndim, " dims, or no data"));
   }

@@ -4,6 +4,7 @@
 // The logits of every reference prompt's prefill and of greedy decode steps
 // are bit-identical to quantising at load; the folder holds the matrices in
 // the layout the backend prefers (the _x8 forms on the SIMD CPUs).
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -26,12 +27,43 @@ struct Case {
   oxi_dtype dtype;
 };
 
+// The soft-token rows of a 48 x 40 gradient image (encode_media).
+std::vector<float> ImageRows(const Model& m) {
+  std::vector<uint8_t> pixels(48 * 40 * 3);
+  for (size_t i = 0; i < pixels.size(); ++i) pixels[i] = static_cast<uint8_t>(i * 7 % 251);
+  oxi_media_input in = {};
+  in.struct_size = sizeof in;
+  in.kind = OXI_MEDIA_IMAGE;
+  in.image.struct_size = sizeof(oxi_image);
+  in.image.width = 48;
+  in.image.height = 40;
+  in.image.channels = 3;
+  in.image.pixels = pixels.data();
+  oxi_media_output o = {};
+  o.struct_size = sizeof o;
+  char error[1024] = {};
+  EXPECT_EQ(ModelIface()->encode_media(m.raw(), &in, &o, error, sizeof error), OXI_OK) << error;
+  std::vector<float> rows(o.embeddings, o.embeddings + o.n_tokens * o.hidden_size);
+  ModelIface()->free_media(&o);
+  return rows;
+}
+
+// The fixture's reference prompts; a made-up one where it has none.
+std::vector<std::vector<int32_t>> Prompts(const std::string& dir, int vocab) {
+  std::vector<std::vector<int32_t>> out;
+  auto ref = sdk::Weights::Open(dir + "/reference.safetensors", true, HostServices());
+  if (!ref.ok() || !ref->Has("prompt_0.tokens")) return {{2, 17, 5, 99 % vocab, 3}};
+  for (const Prompt& p : LoadReference(dir, vocab)) out.push_back(p.tokens);
+  return out;
+}
+
 class Gemma4Saved : public ::testing::TestWithParam<Case> {};
 
 TEST_P(Gemma4Saved, LogitsAreBitIdenticalToQuantisingAtLoad) {
   const Case c = GetParam();
   for (const auto& be : Backends()) {
-    const std::string name = std::string(c.fixture) + "_" + oxi_dtype_name(c.dtype);
+    std::string name = std::string(c.fixture) + "_" + oxi_dtype_name(c.dtype);
+    std::replace(name.begin(), name.end(), '/', '_');
     oxinfer::testing::QuantizedSave save(name, FixtureDir(c.fixture), c.dtype);
     ASSERT_TRUE(save.status.ok()) << save.status;
     OpenOptions at_load;
@@ -47,12 +79,18 @@ TEST_P(Gemma4Saved, LogitsAreBitIdenticalToQuantisingAtLoad) {
     ASSERT_TRUE(b.ok());
     const int V = a.vocab();
     ASSERT_EQ(V, b.vocab());
-    for (const Prompt& p : LoadReference(FixtureDir(c.fixture), V)) {
-      std::vector<float> x = a.Feed(0, p.tokens), y = b.Feed(0, p.tokens);
+    if ((a.info().capabilities & OXI_MODEL_IMAGE_INPUT) != 0) {
+      const std::vector<float> x = ImageRows(a), y = ImageRows(b);
+      ASSERT_FALSE(x.empty());
+      ASSERT_EQ(x.size(), y.size());
+      EXPECT_EQ(std::memcmp(x.data(), y.data(), x.size() * sizeof(float)), 0) << "image rows";
+    }
+    for (const std::vector<int32_t>& tokens : Prompts(FixtureDir(c.fixture), V)) {
+      std::vector<float> x = a.Feed(0, tokens), y = b.Feed(0, tokens);
       for (int s = 0; s < kSteps; ++s) {
         ASSERT_EQ(x.size(), static_cast<size_t>(V));
         ASSERT_EQ(std::memcmp(x.data(), y.data(), V * sizeof(float)), 0)
-            << c.fixture << " len " << p.tokens.size() << " step " << s << ", " << be->name()
+            << c.fixture << " len " << tokens.size() << " step " << s << ", " << be->name()
             << ": max |diff| " << MaxAbsDiff(x.data(), y.data(), V);
         const int32_t next = ArgMax(x.data(), V);
         x = a.Feed(0, &next, 1);
@@ -84,12 +122,17 @@ TEST_P(Gemma4Saved, LogitsAreBitIdenticalToQuantisingAtLoad) {
   }
 }
 
+// media/vision_tiny: with the vision and audio towers.
 INSTANTIATE_TEST_SUITE_P(
     Fixtures, Gemma4Saved,
     ::testing::Values(Case{"e2b_like", OXI_DTYPE_Q8_0}, Case{"e2b_like", OXI_DTYPE_Q4_0},
-                      Case{"keqv_sharded", OXI_DTYPE_Q8_0}, Case{"keqv_sharded", OXI_DTYPE_Q4_0}),
+                      Case{"keqv_sharded", OXI_DTYPE_Q8_0}, Case{"keqv_sharded", OXI_DTYPE_Q4_0},
+                      Case{"media/vision_tiny", OXI_DTYPE_Q8_0},
+                      Case{"media/vision_tiny", OXI_DTYPE_Q4_0}),
     [](const ::testing::TestParamInfo<Case>& info) {
-      return std::string(info.param.fixture) + "_" + oxi_dtype_name(info.param.dtype);
+      std::string n = std::string(info.param.fixture) + "_" + oxi_dtype_name(info.param.dtype);
+      std::replace(n.begin(), n.end(), '/', '_');
+      return n;
     });
 
 }  // namespace

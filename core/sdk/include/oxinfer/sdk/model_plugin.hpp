@@ -268,7 +268,10 @@ class ModelPlugin {
       if (OXI_HAS_FIELD(p, oxi_model_open_params, record_ctx) && p->record_weight != nullptr) {
         o.recorder = std::make_shared<WeightRecorder>(p->record_weight, p->record_ctx);
       }
-      OXI_ASSIGN_OR_RETURN(std::unique_ptr<T> m, T::Open(o));
+      StatusOr<std::unique_ptr<T>> opened = T::Open(o);
+      if (o.recorder != nullptr) o.recorder->Close();
+      if (!opened.ok()) return opened.status();
+      std::unique_ptr<T> m = std::move(*opened);
       if (o.recorder != nullptr && o.recorder->count() == 0) {
         return UnimplementedError("open: this model plugin does not report its weights as loaded");
       }

@@ -35,12 +35,14 @@ class WeightRecorder {
 
   // Reports `t` (name, dtype, shape, bytes) unless its name was reported.
   Status Record(const oxi_weight_tensor& t) {
-    if (t.name == nullptr || !done_.insert(t.name).second) return OkStatus();
+    if (fn_ == nullptr || t.name == nullptr || !done_.insert(t.name).second) return OkStatus();
     char error[1024] = {};
     const int32_t rc = fn_(ctx_, &t, error, sizeof error);
     if (rc == OXI_OK) return OkStatus();
     return Status(rc, StrCat("recording ", t.name, ": ", error[0] ? error : "refused"));
   }
+  // Open is over: the host's callback is gone, later loads report nothing.
+  void Close() { fn_ = nullptr; }
   bool Recorded(const std::string& name) const { return done_.count(name) != 0; }
   int64_t count() const { return static_cast<int64_t>(done_.size()); }
 
