@@ -80,7 +80,8 @@ absl::StatusOr<std::unique_ptr<QuantizedWriter>> QuantizedWriter::Create(
   w->precision_ = precision;
   w->max_shard_bytes_ = max_shard_bytes;
   std::error_code ec;
-  const fs::path out = fs::absolute(fs::path(out_dir).lexically_normal(), ec);
+  fs::path out = fs::absolute(fs::path(out_dir).lexically_normal(), ec);
+  if (out.filename().empty()) out = out.parent_path();  // "DIR/"
   w->out_dir_ = out.string();
   if (fs::exists(out, ec)) {
     if (!fs::is_directory(out, ec)) {

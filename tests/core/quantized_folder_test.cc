@@ -57,7 +57,7 @@ struct Weight {
 Weight Make(const std::string& name, oxi_dtype dtype, std::vector<int64_t> shape, int seed) {
   int64_t rows = 1;
   for (size_t i = 0; i + 1 < shape.size(); ++i) rows *= shape[i];
-  const int64_t n = rows * oxi_dtype_row_bytes(dtype, shape.back());
+  const int64_t n = rows * oxi_dtype_row_bytes(dtype, shape.empty() ? 1 : shape.back());
   Weight w{name, dtype, shape, std::vector<uint8_t>(static_cast<size_t>(n))};
   for (int64_t i = 0; i < n; ++i) w.bytes[i] = static_cast<uint8_t>((seed * 31 + i) % 251);
   return w;
@@ -78,7 +78,8 @@ std::vector<Weight> Weights() {
           Make("b.proj.weight", OXI_DTYPE_Q4_0_X8, {16, 64}, 2),  // 576 bytes
           Make("c.conv.weight", OXI_DTYPE_Q8_0, {8, 2, 32}, 3),   // 544 bytes
           Make("d.big.weight", OXI_DTYPE_Q8_0_X8, {64, 64}, 4),   // 4352: a shard alone
-          Make("e.bias", OXI_DTYPE_F32, {3}, 5)};
+          Make("e.bias", OXI_DTYPE_F32, {3}, 5),
+          Make("f.scalar", OXI_DTYPE_F32, {}, 6)};  // 0 dims (Gemma 4's clip bounds)
 }
 
 int64_t Entries(const std::string& dir) {
@@ -156,7 +157,7 @@ TEST(QuantizedFolder, OutputFolderCheckedBeforeTheWork) {
 }
 
 TEST(QuantizedFolder, APreviousSaveIsReplacedWhole) {
-  const std::string model = ModelDir(), out = Fresh("again") + "/saved";
+  const std::string model = ModelDir(), out = Fresh("again") + "/saved/";  // "DIR/" too
   for (int round = 0; round < 2; ++round) {
     auto w = QuantizedWriter::Create(out, model, OXI_DTYPE_Q8_0);
     ASSERT_TRUE(w.ok()) << w.status();
@@ -168,7 +169,7 @@ TEST(QuantizedFolder, APreviousSaveIsReplacedWhole) {
   auto got = ModelWeights::Open(out, LoadMode::kRead);
   ASSERT_TRUE(got.ok()) << got.status();
   EXPECT_EQ(got->Names(), std::vector<std::string>{"second.weight"});
-  EXPECT_EQ(Entries(fs::path(out).parent_path().string()), 1);
+  EXPECT_EQ(Entries(fs::path(out).parent_path().parent_path().string()), 1);
 }
 
 TEST(QuantizedFolder, AddRefusesWhatItCannotStore) {
