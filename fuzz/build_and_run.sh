@@ -12,6 +12,7 @@
 #   fuzz/build_and_run.sh model_config    # every model family's config parsers
 #   fuzz/build_and_run.sh shard_index     # model.safetensors.index.json with real shards
 #   fuzz/build_and_run.sh clip_tokenizer  # the SD CLIP tokenizer: tokenizer.json, prompts
+#   fuzz/build_and_run.sh quantized_metadata  # --save-quantized shards' __metadata__
 #   RUNS=5000000 fuzz/build_and_run.sh
 #   MAX_TIME=600 RUNS=-1 fuzz/build_and_run.sh json
 #   fuzz/build_and_run.sh png             # a codec plugin's glue: png, jpeg, webp, gif,
@@ -94,6 +95,11 @@ case "$TARGET" in
       core/safetensors_writer.cc core/engine/atomic_file.cc core/tensor.cc core/mapped_file.cc
       core/json_util.cc)
     MAX_LEN=4096 ;;
+  quantized_metadata)
+    NAME=quantized_metadata_fuzzer
+    SRCS=(fuzz/quantized_metadata_fuzzer.cc core/quantized_format.cc core/mapped_file.cc
+      core/json_util.cc)
+    MAX_LEN=4096 ;;
   png|jpeg|webp|gif|bmp|sndfile|ffmpeg)
     NAME=codec_${TARGET}_fuzzer
     SRCS=(fuzz/codec_fuzzer_main.cc fuzz/codec_fuzz_input.cc plugins/codecs/$TARGET/*.cc)
@@ -109,7 +115,7 @@ case "$TARGET" in
     CORPUS_NAME=codec_$TARGET
     MAX_LEN="${MAX_LEN:-16384}" ;;
   *) echo "unknown fuzz target '$TARGET' (safetensors, json, jinja, tokenizer, hub_model_info, gguf, tool_call," \
-    "conversation, calculator, server_request, model_config, shard_index, clip_tokenizer, png, jpeg, webp, gif, bmp, sndfile, ffmpeg)" >&2
+    "conversation, calculator, server_request, model_config, shard_index, clip_tokenizer, quantized_metadata, png, jpeg, webp, gif, bmp, sndfile, ffmpeg)" >&2
     exit 2 ;;
 esac
 LIBS=("${LIBS[@]:-}")

@@ -22,7 +22,7 @@ TARGETS=(
   //tests/tokenizer/...
   //tests/chat/...
   //tests/core:safetensors_test //tests/core:host_json_test //tests/core:host_files_test
-  //tests/core:host_weights_test
+  //tests/core:host_weights_test //tests/core:quantized_folder_test
   //tests/media:bad_input_test //tests/media:image_fixtures_test //tests/media:audio_fixtures_test
 )
 log=$(mktemp)

@@ -7,6 +7,7 @@
 #include "core/engine/image_output.h"
 #include "core/gguf/gguf_checkpoint.h"
 #include "core/paths.h"
+#include "core/quantized_format.h"
 
 namespace oxinfer::engine {
 namespace {
@@ -18,6 +19,18 @@ const oxi_backend_iface* BackendIface(const PluginRecord* record) {
 int32_t ImageProgress(void* ctx, int32_t step, int32_t total) {
   const auto* request = static_cast<const ImageRequest*>(ctx);
   return request->progress(step, total) ? 0 : 1;
+}
+
+// The weight type to open with: a --save-quantized folder's own precision
+// (--quant absent or the same), refused when --quant asks for another one.
+absl::StatusOr<oxi_dtype> WeightDtypeFor(const std::string& model_dir, oxi_dtype asked) {
+  absl::StatusOr<oxi_dtype> saved = SavedQuantizedPrecision(model_dir);
+  if (!saved.ok() || *saved == OXI_DTYPE_INVALID) return saved.ok() ? asked : saved;
+  if (asked == OXI_DTYPE_INVALID || asked == *saved) return *saved;
+  return absl::InvalidArgumentError(absl::StrFormat(
+      "--quant %s: %s was saved at %s (--save-quantized); load it without --quant (or with "
+      "--quant %s), or quantise the original checkpoint",
+      oxi_dtype_name(asked), model_dir, oxi_dtype_name(*saved), oxi_dtype_name(*saved)));
 }
 
 }  // namespace
@@ -73,7 +86,10 @@ absl::StatusOr<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& option
     e->model_dir_ = e->staged_gguf_->dir();
   }
   ModelOpenOptions open;
-  open.weight_dtype = options.weight_dtype;
+  auto weight_dtype = WeightDtypeFor(e->model_dir_, options.weight_dtype);
+  if (!weight_dtype.ok()) return weight_dtype.status();
+  open.weight_dtype = *weight_dtype;
+  open.record_weight = options.record_weight;
   open.use_mmap = options.use_mmap;
   open.context_length = options.context_length;
   // 0 leaves the model plugin its own default when neither the flag nor a

@@ -93,6 +93,10 @@ struct EngineOptions {
   // environment has OXINFER_BACKEND_CHECK=1.
   bool check = false;
 
+  // --save-quantized: every weight the model keeps, as it keeps it, during
+  // Open (ModelOpenOptions::record_weight).
+  std::function<absl::Status(const oxi_weight_tensor& tensor)> record_weight;
+
   // Loading progress: `done` of `total` units in the stage `what`, on the
   // thread that called Open.
   std::function<void(double done, double total, const std::string& what)> progress;

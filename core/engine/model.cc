@@ -1,5 +1,6 @@
 #include "core/engine/model.h"
 
+#include <cstdio>
 #include <cstring>
 #include <utility>
 
@@ -26,6 +27,17 @@ absl::Status FromPlugin(int32_t code, char (&message)[kMessageSize], absl::strin
 void ProgressThunk(void* ctx, double done, double total, const char* what) {
   const auto* options = static_cast<const ModelOpenOptions*>(ctx);
   if (options->progress) options->progress(done, total, what ? what : "");
+}
+
+int32_t RecordThunk(void* ctx, const oxi_weight_tensor* tensor, char* error, size_t error_size) {
+  const auto* options = static_cast<const ModelOpenOptions*>(ctx);
+  const absl::Status s = tensor != nullptr ? options->record_weight(*tensor)
+                                           : absl::InvalidArgumentError("record_weight: NULL");
+  if (s.ok()) return OXI_OK;
+  if (error != nullptr && error_size > 0) {
+    std::snprintf(error, error_size, "%s", std::string(s.message()).c_str());
+  }
+  return static_cast<int32_t>(s.code());
 }
 
 // config.json, or a diffusers folder's model_index.json.
@@ -97,6 +109,10 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Open(const PluginRegistry& registr
   params.progress = &ProgressThunk;
   params.progress_ctx = const_cast<ModelOpenOptions*>(&options);
   params.draft = options.draft ? 1 : 0;
+  if (options.record_weight) {
+    params.record_weight = &RecordThunk;
+    params.record_ctx = const_cast<ModelOpenOptions*>(&options);
+  }
   char error[kMessageSize] = {};
   const int32_t code = iface->open(&params, &m->model_, error, sizeof error);
   if (code != OXI_OK || m->model_ == nullptr) {

@@ -37,6 +37,9 @@ struct ModelOpenOptions {
   bool draft = false;          // the engine will call Draft (OXI_MODEL_DRAFT)
   // Loading progress: `done` of `total` units in the stage `what`.
   std::function<void(double done, double total, const std::string& what)> progress;
+  // --save-quantized: every weight the model keeps, as it keeps it
+  // (oxi_model_open_params.record_weight); an error fails the open.
+  std::function<absl::Status(const oxi_weight_tensor& tensor)> record_weight;
 };
 
 class Model {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -14,6 +15,7 @@
 #include "core/gguf/gguf_checkpoint.h"
 #include "core/gguf/gguf_folder.h"
 #include "core/host/abi_status.h"
+#include "core/quantized_format.h"
 #include "core/safetensors.h"
 #include "core/tensor.h"
 
@@ -80,6 +82,31 @@ absl::StatusOr<std::unique_ptr<WeightsState>> OpenGguf(const std::string& gguf_p
   return state;
 }
 
+// The real dtype and shape of the U8 tensors of --save-quantized shards
+// (core/quantized_format.h), by tensor name; each checked against its bytes.
+absl::StatusOr<std::map<std::string, QuantizedLayout>> QuantizedLayouts(const ModelWeights& w) {
+  std::map<std::string, QuantizedLayout> out;
+  for (const SafetensorsFile& f : w.files()) {
+    if (!IsQuantizedMetadata(f.metadata())) continue;
+    absl::StatusOr<QuantizedMetadata> m = ParseQuantizedMetadata(f.metadata(), f.path());
+    if (!m.ok()) return m.status();
+    for (auto& [name, layout] : m->tensors) {
+      const TensorInfo* info = f.Find(name);
+      if (info == nullptr || info->dtype != OXI_DTYPE_U8 || info->shape.size() != 1 ||
+          static_cast<int64_t>(info->byte_size()) != layout.byte_size()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            f.path(), ": __metadata__ \"", kQuantizedTensorsKey, "\" names ", name, " as ",
+            oxi_dtype_name(layout.dtype), " of ", layout.byte_size(), " bytes, but the shard ",
+            info == nullptr ? "has no such tensor"
+                            : absl::StrCat("holds it as ", oxi_dtype_name(info->dtype), " of ",
+                                           info->byte_size(), " bytes (expected 1-D u8)")));
+      }
+      out[name] = std::move(layout);
+    }
+  }
+  return out;
+}
+
 absl::StatusOr<std::unique_ptr<WeightsState>> Open(const std::string& path, uint32_t flags) {
   const LoadMode mode = (flags & OXI_WEIGHTS_MMAP) != 0 ? LoadMode::kMmap : LoadMode::kRead;
   if (std::optional<std::string> gguf_path = gguf::StagedGgufFile(path)) {
@@ -91,6 +118,8 @@ absl::StatusOr<std::unique_ptr<WeightsState>> Open(const std::string& path, uint
   state->weights.emplace(*std::move(weights));
   state->source = state->weights->source();
   const ModelWeights& w = *state->weights;
+  absl::StatusOr<std::map<std::string, QuantizedLayout>> layouts = QuantizedLayouts(w);
+  if (!layouts.ok()) return layouts.status();
   state->tensors.reserve(w.size());
   for (const std::string& name : w.Names()) {
     // Names point into the reader's headers, which live as long as `w`.
@@ -107,6 +136,11 @@ absl::StatusOr<std::unique_ptr<WeightsState>> Open(const std::string& path, uint
     std::copy(info->shape.begin(), info->shape.end(), t.shape);
     t.data = view->data();  // the view's owner is the file, kept by `w`
     t.size = info->byte_size();
+    if (auto it = layouts->find(name); it != layouts->end()) {  // stored blocks, as they are
+      t.dtype = it->second.dtype;
+      t.ndim = static_cast<int32_t>(it->second.shape.size());
+      std::copy(it->second.shape.begin(), it->second.shape.end(), t.shape);
+    }
     state->tensors.push_back(t);
   }
   SortByName(&state->tensors);

@@ -24,6 +24,7 @@
 #include "tools/oxinfer/listings.h"
 #include "tools/oxinfer/model_source.h"
 #include "tools/oxinfer/progress_bar.h"
+#include "tools/oxinfer/save_quantized.h"
 #include "tools/oxinfer/serve_command.h"
 #include "tools/oxinfer/text_command.h"
 
@@ -55,6 +56,11 @@ ABSL_FLAG(bool, download_only, false,
           "Download --model ORG/NAME into the cache, print its folder and exit.");
 ABSL_FLAG(std::string, quant, "", "Quantise weights at load: q8 (Q8_0) or q4 (Q4_0).");
 ABSL_FLAG(bool, mmap, false, "Map weights from disk instead of reading them into RAM.");
+ABSL_FLAG(std::string, save_quantized, "",
+          "Write the model at --quant precision to this folder (safetensors in the layouts the "
+          "chosen backend computes with; loads later without conversion, --quant implied), "
+          "then exit; with -p or --chat, go on to run it. The folder must be new, empty or a "
+          "previous save, which is replaced whole.");
 ABSL_FLAG(int, prefill_chunk, 0,
           "Tokens per prefill chunk (default: the backend's, e.g. 512 on CUDA; else the model "
           "plugin's, 256 on CPU).");
@@ -324,6 +330,12 @@ int Main(int argc, char** argv) {
     const absl::Status s = PrintPromptWithoutModel(options.model_dir, GetTextFlags());
     return s.ok() ? 0 : Fail(s);
   }
+  std::unique_ptr<QuantizedWriter> save;
+  if (!absl::GetFlag(FLAGS_save_quantized).empty()) {
+    auto started = StartSave(absl::GetFlag(FLAGS_save_quantized), *quant, &options);
+    if (!started.ok()) return Fail(started.status());
+    save = *std::move(started);
+  }
   ProgressBar loading("loading");
   options.progress = [&](double done, double total, const std::string& what) {
     loading.Update(done, total, what, "%");
@@ -331,6 +343,11 @@ int Main(int argc, char** argv) {
   auto engine = engine::Engine::Open(options);
   loading.Finish();
   if (!engine.ok()) return Fail(engine.status());
+  if (save != nullptr) {
+    const absl::Status saved = FinishSave(save.get(), **engine);
+    if (!saved.ok()) return Fail(saved);
+    if (absl::GetFlag(FLAGS_prompt).empty() && !absl::GetFlag(FLAGS_chat)) return 0;
+  }
   if (device == "auto" || device.empty()) {
     const BackendChoice& chosen = (*engine)->backends();
     std::fprintf(stderr, "oxinfer: --device auto: %s%s%s\n", chosen.Describe().c_str(),

@@ -153,7 +153,7 @@ sdk::StatusOr<std::unique_ptr<AudioTower>> AudioTower::Load(const sdk::Compute& 
   }
   const int64_t flat = c0 / 4 * c1;
   OXI_ASSIGN_OR_RETURN(const oxi_weight_tensor* in,
-                       file.Get(sub + "input_proj_linear.weight", {H, flat}));
+                       file.Get(sub + "input_proj_linear.weight", {H, flat}, /*float_only=*/false));
   OXI_ASSIGN_OR_RETURN(t->input_proj_, cx.LoadWeight(file, in, H, flat, dtype));
 
   // The relative-position keys are the same for every clip: projected once.
@@ -185,7 +185,7 @@ sdk::StatusOr<std::unique_ptr<AudioTower>> AudioTower::Load(const sdk::Compute& 
     for (int64_t j = 0; j < H; ++j) qs[j] = Softplus(pds[j % hd]);
     OXI_ASSIGN_OR_RETURN(l.q_scale, cx.Upload(qs));
     OXI_ASSIGN_OR_RETURN(const oxi_weight_tensor* rk,
-                         file.Get(a + "relative_k_proj.weight", {H, H}));
+                         file.Get(a + "relative_k_proj.weight", {H, H}, /*float_only=*/false));
     OXI_ASSIGN_OR_RETURN(sdk::OwnedTensor rkw, cx.LoadWeight(file, rk, H, H, dtype));
     OXI_ASSIGN_OR_RETURN(l.rel_k, cx.NewTensor(OXI_DTYPE_F32, n_rel, H));
     OXI_RETURN_IF_ERROR(cx.MatMul(pos, rkw, l.rel_k));
@@ -206,12 +206,13 @@ sdk::StatusOr<std::unique_ptr<AudioTower>> AudioTower::Load(const sdk::Compute& 
   }
   OXI_RETURN_IF_ERROR(cx.Sync());
   const int64_t O = cfg.output_dims;
-  OXI_ASSIGN_OR_RETURN(const oxi_weight_tensor* op, file.Get(p + "output_proj.weight", {O, H}));
+  OXI_ASSIGN_OR_RETURN(const oxi_weight_tensor* op,
+                       file.Get(p + "output_proj.weight", {O, H}, /*float_only=*/false));
   OXI_ASSIGN_OR_RETURN(t->output_proj_, cx.LoadWeight(file, op, O, H, dtype));
   OXI_ASSIGN_OR_RETURN(t->output_bias_, Vector(cx, file, p + "output_proj.bias", O));
-  OXI_ASSIGN_OR_RETURN(
-      const oxi_weight_tensor* proj,
-      file.Get("model.embed_audio.embedding_projection.weight", {cfg.text_hidden_size, O}));
+  OXI_ASSIGN_OR_RETURN(const oxi_weight_tensor* proj,
+                       file.Get("model.embed_audio.embedding_projection.weight",
+                                {cfg.text_hidden_size, O}, /*float_only=*/false));
   OXI_ASSIGN_OR_RETURN(t->projection_, cx.LoadWeight(file, proj, cfg.text_hidden_size, O, dtype));
   return t;
 }

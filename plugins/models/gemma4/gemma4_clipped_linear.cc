@@ -21,7 +21,8 @@ sdk::StatusOr<ClippedLinear> LoadClippedLinear(const sdk::Compute& cx, const sdk
                                                const std::string& name, int64_t n, int64_t k,
                                                bool clipped, oxi_dtype dtype) {
   ClippedLinear l;
-  OXI_ASSIGN_OR_RETURN(const oxi_weight_tensor* t, file.Get(name + ".linear.weight", {n, k}));
+  OXI_ASSIGN_OR_RETURN(const oxi_weight_tensor* t,
+                       file.Get(name + ".linear.weight", {n, k}, /*float_only=*/false));
   OXI_ASSIGN_OR_RETURN(l.w, cx.LoadWeight(file, t, n, k, dtype));
   if (clipped) {
     OXI_ASSIGN_OR_RETURN(l.in_lo, Scalar(file, name + ".input_min", l.in_lo));

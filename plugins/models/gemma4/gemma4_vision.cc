@@ -79,8 +79,9 @@ sdk::StatusOr<std::unique_ptr<VisionTower>> VisionTower::Load(const sdk::Compute
   const std::string p = kTower;
   const int64_t H = cfg.hidden_size, hd = cfg.head_dim, ps = cfg.patch_size;
   const bool clip = cfg.use_clipped_linears;
-  OXI_ASSIGN_OR_RETURN(const oxi_weight_tensor* in,
-                       file.Get(p + "patch_embedder.input_proj.weight", {H, 3 * ps * ps}));
+  OXI_ASSIGN_OR_RETURN(
+      const oxi_weight_tensor* in,
+      file.Get(p + "patch_embedder.input_proj.weight", {H, 3 * ps * ps}, /*float_only=*/false));
   OXI_ASSIGN_OR_RETURN(t->input_proj_, cx.LoadWeight(file, in, H, 3 * ps * ps, dtype));
   const int64_t P = cfg.position_embedding_size;
   OXI_ASSIGN_OR_RETURN(const oxi_weight_tensor* pos,
@@ -127,9 +128,9 @@ sdk::StatusOr<std::unique_ptr<VisionTower>> VisionTower::Load(const sdk::Compute
     inv[i] = 1.0f / std::pow(static_cast<float>(cfg.rope_theta), e);
   }
   OXI_ASSIGN_OR_RETURN(t->inv_freq_, cx.Upload(inv));
-  OXI_ASSIGN_OR_RETURN(
-      const oxi_weight_tensor* proj,
-      file.Get("model.embed_vision.embedding_projection.weight", {cfg.text_hidden_size, H}));
+  OXI_ASSIGN_OR_RETURN(const oxi_weight_tensor* proj,
+                       file.Get("model.embed_vision.embedding_projection.weight",
+                                {cfg.text_hidden_size, H}, /*float_only=*/false));
   OXI_ASSIGN_OR_RETURN(t->projection_, cx.LoadWeight(file, proj, cfg.text_hidden_size, H, dtype));
   return t;
 }

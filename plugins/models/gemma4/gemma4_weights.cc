@@ -27,6 +27,18 @@ class Loader {
                          file_.Get(prefix_ + name, {n, k}, /*float_only=*/false));
     return cx_.LoadWeight(file_, t, n, k, dtype);
   }
+  // The Q8_0 copy of the tied head (of `embed`): lm_head.weight where the
+  // checkpoint has it (a --save-quantized folder), else made and recorded so.
+  sdk::StatusOr<sdk::OwnedTensor> TiedHead(const std::string& embed, int64_t n, int64_t k) const {
+    static constexpr const char* kHead = "lm_head.weight";
+    if (file_.Has(kHead)) {
+      OXI_ASSIGN_OR_RETURN(const oxi_weight_tensor* t, file_.Get(kHead, {n, k}, false));
+      return cx_.LoadWeight(file_, t, n, k, OXI_DTYPE_Q8_0);
+    }
+    OXI_ASSIGN_OR_RETURN(const oxi_weight_tensor* t,
+                         file_.Get(prefix_ + embed, {n, k}, /*float_only=*/false));
+    return cx_.LoadWeight(file_, t, n, k, OXI_DTYPE_Q8_0, /*in_place=*/true, kHead);
+  }
   // A vector [n] as a resident [1][n] f32 row.
   sdk::StatusOr<sdk::OwnedTensor> Vector(const std::string& name, int64_t n) const {
     OXI_ASSIGN_OR_RETURN(std::vector<float> v, Floats(name, n));
@@ -89,6 +101,7 @@ sdk::Status LoadLayer(const Loader& ld, const Gemma4Config& cfg, int i, LayerWei
 sdk::Status LoadGemma4Weights(const sdk::Compute& cx, const sdk::OpenParams& params,
                               const Gemma4Config& cfg, Gemma4Weights* w) {
   OXI_ASSIGN_OR_RETURN(w->file, sdk::Weights::Open(params.model_dir, params.use_mmap));
+  w->file.RecordInto(params.recorder);
   std::string prefix;
   if (w->file.Has("model.language_model.embed_tokens.weight")) {
     prefix = "model.language_model.";
@@ -110,8 +123,8 @@ sdk::Status LoadGemma4Weights(const sdk::Compute& cx, const sdk::OpenParams& par
     // Under q8 and q4 the tied head gets its own Q8_0 copy: it is the largest
     // matrix read per token, and llama.cpp likewise keeps the output matrix
     // at 6 bits or more.
-    OXI_ASSIGN_OR_RETURN(w->lm_head_q8,
-                         ld.Matrix("embed_tokens.weight", cfg.vocab_size, H, OXI_DTYPE_Q8_0));
+    // A --save-quantized folder holds that copy as lm_head.weight.
+    OXI_ASSIGN_OR_RETURN(w->lm_head_q8, ld.TiedHead("embed_tokens.weight", cfg.vocab_size, H));
   }
   if (P > 0) {
     OXI_ASSIGN_OR_RETURN(w->embed_per_layer,

@@ -17,6 +17,7 @@ bool StartsWith(const std::string& s, const char* prefix) { return s.rfind(prefi
 
 class Loader {
  public:
+  static constexpr const char* kHead = "lm_head.weight";
   Loader(const sdk::Compute& cx, const sdk::Weights& file, oxi_dtype quant)
       : cx_(cx), file_(file), quant_(quant) {}
 
@@ -27,6 +28,15 @@ class Loader {
     OXI_ASSIGN_OR_RETURN(const oxi_weight_tensor* t,
                          file_.Get(name, {rows, cols}, /*float_only=*/false));
     return cx_.LoadWeight(file_, t, rows, cols, want);
+  }
+  // The Q8_0 copy of a tied head (of `embed`): lm_head.weight where the
+  // checkpoint has it (a --save-quantized folder), else made and recorded so.
+  sdk::StatusOr<sdk::OwnedTensor> TiedHead(const std::string& embed, int64_t rows,
+                                           int64_t cols) const {
+    if (file_.Has(kHead)) return Matrix(kHead, rows, cols, OXI_DTYPE_Q8_0);
+    OXI_ASSIGN_OR_RETURN(const oxi_weight_tensor* t,
+                         file_.Get(embed, {rows, cols}, /*float_only=*/false));
+    return cx_.LoadWeight(file_, t, rows, cols, OXI_DTYPE_Q8_0, /*in_place=*/true, kHead);
   }
   // A matrix the model quantises when asked (Q8_0 / Q4_0) or converts (F32...).
   sdk::StatusOr<sdk::OwnedTensor> Quantised(const std::string& name, int64_t rows,
@@ -171,6 +181,7 @@ sdk::StatusOr<Qwen35Weights> LoadQwen35Weights(const sdk::Compute& cx, const Qwe
                                                const sdk::OpenParams& params) {
   Qwen35Weights w;
   OXI_ASSIGN_OR_RETURN(w.file, sdk::Weights::Open(params.model_dir, params.use_mmap));
+  w.file.RecordInto(params.recorder);
   // The text weights: model.language_model.* in the published (multimodal)
   // checkpoints, model.* in a text-only save.
   std::string prefix;
@@ -198,8 +209,8 @@ sdk::StatusOr<Qwen35Weights> LoadQwen35Weights(const sdk::Compute& cx, const Qwe
     // Under q8 and q4 a tied head gets its own Q8_0 copy: it is the largest
     // matrix read per token, and llama.cpp likewise keeps the output matrix
     // at 6 bits or more.
-    OXI_ASSIGN_OR_RETURN(w.lm_head_own,
-                         ld.Matrix(prefix + "embed_tokens.weight", V, H, OXI_DTYPE_Q8_0));
+    // A --save-quantized folder holds that copy as lm_head.weight.
+    OXI_ASSIGN_OR_RETURN(w.lm_head_own, ld.TiedHead(prefix + "embed_tokens.weight", V, H));
     w.lm_head = w.lm_head_own.t;
   } else {
     OXI_ASSIGN_OR_RETURN(w.lm_head_own, ld.Quantised("lm_head.weight", V, H));

@@ -44,6 +44,12 @@ sdk::StatusOr<std::unique_ptr<SdModel>> SdModel::Open(const sdk::OpenParams& p) 
   // the host asks for f32, f16 or bf16; Q8_0 / Q4_0 do not fit the
   // convolutions' rows (4 x 3 x 3 is no whole number of blocks): as stored.
   const oxi_dtype w = p.weight_dtype;
+  if (p.recorder != nullptr) {
+    return sdk::UnimplementedError(
+        "sd: --save-quantized: Stable Diffusion keeps every matrix as stored under --quant "
+        "(Q8_0 / Q4_0 do not fit its convolutions), so there is nothing to save quantised; "
+        "use the diffusers folder as it is");
+  }
   const oxi_dtype matrix_dtype =
       (w == OXI_DTYPE_F32 || w == OXI_DTYPE_F16 || w == OXI_DTYPE_BF16) ? w : OXI_DTYPE_INVALID;
   OXI_ASSIGN_OR_RETURN(std::unique_ptr<Pipeline> pipeline,

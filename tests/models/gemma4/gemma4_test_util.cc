@@ -169,6 +169,8 @@ Model::Model(const std::string& dir, const oxi_backend_iface* backend, const Ope
   p.context_length = o.context_length;
   p.prefill_chunk = o.prefill_chunk;
   p.max_sequences = o.max_sequences;
+  p.record_weight = o.record_weight;
+  p.record_ctx = o.record_ctx;
   char error[1024] = {};
   const int32_t rc = m->open(&p, &model_, error, sizeof error);
   EXPECT_EQ(rc, OXI_OK) << error;

@@ -67,6 +67,10 @@ struct OpenOptions {
   int32_t max_sequences = 1;
   oxi_dtype weight_dtype = OXI_DTYPE_INVALID;
   int64_t context_length = 0;
+  // ABI 2.3: the weights as loaded (--save-quantized); NULL: not asked.
+  int32_t (*record_weight)(void* ctx, const oxi_weight_tensor* t, char* error,
+                           size_t error_size) = nullptr;
+  void* record_ctx = nullptr;
 };
 
 // One opened model; every call checks its status (gtest failures with the

@@ -128,6 +128,8 @@ TestModel::TestModel(const std::string& dir, const oxi_backend_iface* backend,
   p.max_sequences = o.max_sequences;
   p.context_length = o.context_length;
   p.draft = o.draft;
+  p.record_weight = o.record_weight;
+  p.record_ctx = o.record_ctx;
   char err[1024] = {0};
   if (iface_->open(&p, &m_, err, sizeof err) != OXI_OK) {
     open_error_ = err;

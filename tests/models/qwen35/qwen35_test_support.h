@@ -78,6 +78,10 @@ struct OpenOptions {
   int32_t max_sequences = 1;
   int64_t context_length = 0;
   int32_t draft = 0;  // ABI 2.2: load the MTP head
+  // ABI 2.3: the weights as loaded (--save-quantized); NULL: not asked.
+  int32_t (*record_weight)(void* ctx, const oxi_weight_tensor* t, char* error,
+                           size_t error_size) = nullptr;
+  void* record_ctx = nullptr;
 };
 
 // What one draft call returned.

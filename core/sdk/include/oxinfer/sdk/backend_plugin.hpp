@@ -119,8 +119,7 @@ template <typename T, typename = void>
 struct HasExecuteAll : std::false_type {};
 template <typename T>
 struct HasExecuteAll<T, std::void_t<decltype(std::declval<T&>().ExecuteAll(
-                            std::declval<const oxi_op* const*>(), int64_t{}))>> : std::true_type {
-};
+                            std::declval<const oxi_op* const*>(), int64_t{}))>> : std::true_type {};
 template <typename T, typename = void>
 struct HasDevices : std::false_type {};
 template <typename T>

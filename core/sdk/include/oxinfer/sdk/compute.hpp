@@ -267,12 +267,51 @@ class Compute {
   // backend prefers). Used in place where the backend can (a mapped file;
   // safetensors aligns tensors to their element size at best, and the backend's
   // buffer_wrap refuses what it cannot use); otherwise copied or converted, and
-  // the stored bytes handed back to the OS.
+  // the stored bytes handed back to the OS. Stored blocks (a GGUF file's, a
+  // --save-quantized folder's Q4_0_X8...) stay blocks of their precision, in
+  // the backend's layout: as they are when it is the stored one (no
+  // conversion), else re-laid (x8 <-> plain: the same bytes, moved).
+  // When the checkpoint is recorded (Weights::RecordInto) the held form is
+  // reported under t's name, or `record_as` (a second form of one tensor).
   StatusOr<OwnedTensor> LoadWeight(const Weights& weights, const oxi_weight_tensor* t, int64_t rows,
                                    int64_t cols, oxi_dtype want = OXI_DTYPE_INVALID,
-                                   bool in_place = true) const {
+                                   bool in_place = true, const char* record_as = nullptr) const {
+    OXI_ASSIGN_OR_RETURN(OwnedTensor out, LoadHeld(weights, t, rows, cols, want, in_place));
+    OXI_RETURN_IF_ERROR(RecordHeld(weights, t, out.t, record_as));
+    return out;
+  }
+  // --save-quantized: `held` (what LoadWeight made of t) reported with t's
+  // shape under `name` (null: t's), read back where the backend's memory is
+  // not the host's.
+  Status RecordHeld(const Weights& weights, const oxi_weight_tensor* t, const Tensor& held,
+                    const char* name = nullptr) const {
+    WeightRecorder* r = weights.recorder();
+    if (r == nullptr) return OkStatus();
+    oxi_weight_tensor rec = *t;
+    rec.name = name != nullptr ? name : t->name;
+    rec.dtype = held.dtype;
+    rec.size = static_cast<uint64_t>(held.rows * held.row_bytes());
+    OXI_RETURN_IF_ERROR(Sync());
+    std::vector<uint8_t> copy;
+    const uint8_t* host = nullptr;
+    if (be_->buffer_host_ptr != nullptr && held.packed()) {
+      host = static_cast<const uint8_t*>(be_->buffer_host_ptr(be_->self, held.buffer));
+    }
+    if (host != nullptr) {
+      rec.data = host + held.offset;
+    } else {
+      copy.resize(rec.size);
+      OXI_RETURN_IF_ERROR(Read(held, copy.data()));
+      rec.data = copy.data();
+    }
+    return r->Record(rec);
+  }
+
+ private:
+  StatusOr<OwnedTensor> LoadHeld(const Weights& weights, const oxi_weight_tensor* t, int64_t rows,
+                                 int64_t cols, oxi_dtype want, bool in_place) const {
     const oxi_dtype stored = static_cast<oxi_dtype>(t->dtype);
-    if (want == OXI_DTYPE_INVALID) want = stored;
+    if (want == OXI_DTYPE_INVALID) want = oxi_dtype_plain(stored);
     if (oxi_dtype_block_elems(want) > 1) {
       if (oxi_dtype_row_bytes(want, cols) < 0) {
         // The row length does not fit the blocks: keep as stored, and say so
@@ -285,6 +324,7 @@ class Compute {
         want = stored;
       } else {
         ++quant_stats_->quantised;
+        want = oxi_dtype_plain(want);
         const oxi_dtype layout = PreferredWeightDtype(want, rows, cols);
         if (!oxi_dtype_is_x8(layout) || rows % OXI_X8_ROWS == 0) want = layout;
       }
@@ -323,13 +363,20 @@ class Compute {
       OXI_RETURN_IF_ERROR(WriteBytes(src.get(), 0, t->data, static_cast<int64_t>(t->size)));
     }
     OXI_ASSIGN_OR_RETURN(out, NewTensor(want, rows, cols, OXI_BUFFER_WEIGHTS));
-    OXI_RETURN_IF_ERROR(Convert(Tensor(src.get(), 0, stored, rows, cols), out.t)
-                            .WithContext(StrCat("converting ", t->name)));
+    Status converted = Convert(Tensor(src.get(), 0, stored, rows, cols), out.t);
+    if (!converted.ok() && oxi_dtype_is_x8(stored)) {
+      converted = converted.WithContext(
+          StrCat("the folder was saved for a backend that holds ", oxi_dtype_name(stored),
+                 " (--save-quantized); save it again with --device ", device()));
+    }
+    OXI_RETURN_IF_ERROR(converted.WithContext(StrCat("converting ", t->name)));
     OXI_RETURN_IF_ERROR(Sync());  // the source may be the mapping released below
     src.Reset();
     weights.Release(t);
     return out;
   }
+
+ public:
   // A small host array (norm weights, frequency tables) resident as [rows][cols].
   StatusOr<OwnedTensor> Upload(const void* data, oxi_dtype dtype, int64_t rows, int64_t cols,
                                uint32_t flags = OXI_BUFFER_WEIGHTS) const {

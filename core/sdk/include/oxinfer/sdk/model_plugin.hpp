@@ -37,6 +37,7 @@
 #include "oxinfer/model_abi.h"
 #include "oxinfer/sdk/common.hpp"
 #include "oxinfer/sdk/status.hpp"
+#include "oxinfer/sdk/weight_recorder.hpp"
 
 namespace oxinfer {
 namespace sdk {
@@ -58,6 +59,9 @@ struct OpenParams {
   void (*progress_fn)(void* ctx, double done, double total, const char* what) = nullptr;
   void* progress_ctx = nullptr;
   bool draft = false;  // ABI 2.2: the host will call draft
+  // ABI 2.3 (--save-quantized): non-null when the host asks for the weights
+  // as loaded; attach it to the checkpoint (Weights::RecordInto).
+  std::shared_ptr<WeightRecorder> recorder;
   void Progress(double done, double total, const char* what) const {
     if (progress_fn != nullptr) progress_fn(progress_ctx, done, total, what);
   }
@@ -160,8 +164,9 @@ struct HasDraft<
 template <typename T, typename = void>
 struct HasEncodeMedia : std::false_type {};
 template <typename T>
-struct HasEncodeMedia<T, std::void_t<decltype(std::declval<T&>().EncodeMedia(
-                             std::declval<const MediaInput&>()))>> : std::true_type {};
+struct HasEncodeMedia<
+    T, std::void_t<decltype(std::declval<T&>().EncodeMedia(std::declval<const MediaInput&>()))>>
+    : std::true_type {};
 template <typename T, typename = void>
 struct HasGenerateImage : std::false_type {};
 template <typename T>
@@ -260,7 +265,16 @@ class ModelPlugin {
                                            ", prefill_chunk ", o.prefill_chunk, ", max_sequences ",
                                            o.max_sequences, ": out of range"));
       }
-      OXI_ASSIGN_OR_RETURN(std::unique_ptr<T> m, T::Open(o));
+      if (OXI_HAS_FIELD(p, oxi_model_open_params, record_ctx) && p->record_weight != nullptr) {
+        o.recorder = std::make_shared<WeightRecorder>(p->record_weight, p->record_ctx);
+      }
+      StatusOr<std::unique_ptr<T>> opened = T::Open(o);
+      if (o.recorder != nullptr) o.recorder->Close();
+      if (!opened.ok()) return opened.status();
+      std::unique_ptr<T> m = std::move(*opened);
+      if (o.recorder != nullptr && o.recorder->count() == 0) {
+        return UnimplementedError("open: this model plugin does not report its weights as loaded");
+      }
       auto holder = std::make_unique<Holder>();
       holder->model = std::move(m);
       holder->info = holder->model->Info();

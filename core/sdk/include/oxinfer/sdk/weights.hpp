@@ -15,12 +15,14 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "oxinfer/abi_common.h"
 #include "oxinfer/dtype.h"
 #include "oxinfer/sdk/common.hpp"
 #include "oxinfer/sdk/status.hpp"
+#include "oxinfer/sdk/weight_recorder.hpp"
 
 namespace oxinfer {
 namespace sdk {
@@ -135,13 +137,24 @@ class Weights {
     }
     return t;
   }
-  // A float tensor of the given shape as f32 values.
+  // A float tensor of the given shape as f32 values (recorded as stored:
+  // the model derives what it keeps from it again at load).
   StatusOr<std::vector<float>> GetFloats(std::string_view name,
                                          std::initializer_list<int64_t> shape) const {
     OXI_ASSIGN_OR_RETURN(const oxi_weight_tensor* t, Get(name, shape));
+    OXI_RETURN_IF_ERROR(RecordStored(t));
     std::vector<float> v(static_cast<size_t>(NumElements(*t)));
     for (size_t i = 0; i < v.size(); ++i) v[i] = LoadFloat(t->data, t->dtype, i);
     return v;
+  }
+
+  // --save-quantized: the loaders report what the model keeps of this
+  // checkpoint to `recorder` (weight_recorder.hpp); null: nothing reported.
+  void RecordInto(std::shared_ptr<WeightRecorder> recorder) { recorder_ = std::move(recorder); }
+  WeightRecorder* recorder() const { return recorder_.get(); }
+  // Reports t as stored (a tensor the model reads on the host).
+  Status RecordStored(const oxi_weight_tensor* t) const {
+    return recorder_ != nullptr && t != nullptr ? recorder_->Record(*t) : OkStatus();
   }
 
   // Hands t's pages back to the OS once the plugin holds its own copy.
@@ -152,6 +165,7 @@ class Weights {
  private:
   std::shared_ptr<const oxi_weights> w_;
   void (*release_)(const oxi_weights*, int64_t) = nullptr;
+  std::shared_ptr<WeightRecorder> recorder_;
 };
 
 }  // namespace sdk
