@@ -57,7 +57,8 @@ struct OpenParams {
   const oxi_host_services* host = nullptr;
   void (*progress_fn)(void* ctx, double done, double total, const char* what) = nullptr;
   void* progress_ctx = nullptr;
-  bool draft = false;  // ABI 2.2: the host will call draft
+  bool draft = false;     // ABI 2.2: the host will call draft
+  std::string draft_dir;  // ABI 2.3: a separate drafter checkpoint ("": none)
   void Progress(double done, double total, const char* what) const {
     if (progress_fn != nullptr) progress_fn(progress_ctx, done, total, what);
   }
@@ -255,6 +256,9 @@ class ModelPlugin {
         o.progress_ctx = p->progress_ctx;
       }
       if (OXI_HAS_FIELD(p, oxi_model_open_params, draft)) o.draft = p->draft != 0;
+      if (OXI_HAS_FIELD(p, oxi_model_open_params, draft_dir) && p->draft_dir != nullptr) {
+        o.draft_dir = p->draft_dir;
+      }
       if (o.context_length < 0 || o.prefill_chunk < 0 || o.max_sequences > 4096) {
         return InvalidArgumentError(StrCat("open: context_length ", o.context_length,
                                            ", prefill_chunk ", o.prefill_chunk, ", max_sequences ",
