@@ -46,7 +46,7 @@ sdk::StatusOr<std::vector<int32_t>> TokenOrdering(const sdk::Weights& file, int6
 sdk::StatusOr<std::unique_ptr<Assistant>> Assistant::Load(const sdk::Compute& cx,
                                                           const sdk::OpenParams& main_params,
                                                           const Gemma4Config& main) {
-  std::unique_ptr<Assistant> a(new Assistant(cx, main));
+  std::unique_ptr<Assistant> a(new Assistant(cx));
   const std::string path = main_params.draft_dir + "/config.json";
   OXI_ASSIGN_OR_RETURN(std::string text, sdk::ReadFile(path));
   OXI_ASSIGN_OR_RETURN(a->cfg_, ParseGemma4AssistantConfig(text, path));

@@ -53,8 +53,7 @@ class Assistant {
   const AssistantConfig& config() const { return cfg_; }
 
  private:
-  Assistant(const sdk::Compute& cx, const Gemma4Config& main)
-      : cx_(cx), main_(main), scratch_(&cx) {}
+  explicit Assistant(const sdk::Compute& cx) : cx_(cx), scratch_(&cx) {}
   // One step: x (the pre-projected input, [1][hidden]) through the layers;
   // writes the projected hidden state and returns the drafted token.
   sdk::StatusOr<int32_t> Step(const sdk::Tensor& x, const Sequence& s, int64_t p, float* hidden,
@@ -62,7 +61,6 @@ class Assistant {
   sdk::StatusOr<int32_t> Head(const sdk::Tensor& n, float* logits);
 
   const sdk::Compute& cx_;
-  const Gemma4Config& main_;
   AssistantConfig cfg_;
   Gemma4Weights w_;  // the decoder (every layer KV-shared) and its tied embeddings
   sdk::OwnedTensor pre_projection_, post_projection_, centroids_;

@@ -205,8 +205,15 @@ sdk::Status Gemma4Model::Run(const std::vector<sdk::BatchEntry>& batch) {
       const Piece& p = pieces[j];
       Sequence& s = store_->at(p.seq);
       if (p.hidden_out != nullptr && p.logit_rows() > 0) {
-        s.hidden_pos0 = s.length + p.n - p.logit_rows();
-        s.hidden.swap(hidden[j]);
+        // An entry split into steps (all logits) continues its rows.
+        const int64_t pos0 = s.length + p.n - p.logit_rows();
+        if (done[entry_of[j]] > 0 &&
+            s.hidden_pos0 + static_cast<int64_t>(s.hidden.size()) / H == pos0) {
+          s.hidden.insert(s.hidden.end(), hidden[j].begin(), hidden[j].end());
+        } else {
+          s.hidden_pos0 = pos0;
+          s.hidden.swap(hidden[j]);
+        }
       }
       for (int64_t t = 0; t < p.n; ++t) {
         const bool embedded = p.tokens == nullptr || p.UsesEmbedding(t);

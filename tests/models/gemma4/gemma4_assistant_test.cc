@@ -28,7 +28,7 @@ TEST_P(Gemma4Assistant, DraftsMatchTransformers) {
   ASSERT_EQ(prompts.size(), 4u);
   for (const auto& be : Backends()) {
     float worst_hidden = 0, worst_logits = 0;
-    for (int32_t chunk : {0, 4}) {
+    for (int32_t chunk : {0, 2}) {
       SCOPED_TRACE("backend " + be->name() + ", prefill chunk " + std::to_string(chunk));
       OpenOptions o;
       o.draft_dir = assistant;
