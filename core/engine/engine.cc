@@ -46,9 +46,13 @@ int32_t Engine::PrefillChunkFor(int32_t requested, const BackendChoice& backends
 }
 
 absl::StatusOr<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
-  if (!options.draft.empty() && options.draft != "mtp") {
+  // --draft DIR: a separate drafter checkpoint (e.g. Gemma 4's assistant).
+  const bool draft_dir = !options.draft.empty() && options.draft != "mtp";
+  if (draft_dir && !IsDirectory(options.draft)) {
     return absl::InvalidArgumentError(absl::StrFormat(
-        "--draft %s: unknown drafter (\"mtp\": the checkpoint's own multi-token-prediction head)",
+        "--draft %s: unknown drafter (\"mtp\": the checkpoint's own multi-token-prediction "
+        "head; or the folder of a drafter checkpoint, e.g. a gemma4_assistant), and no such "
+        "folder",
         options.draft));
   }
   if ((!options.draft.empty() || options.drafter != nullptr) &&
@@ -97,18 +101,22 @@ absl::StatusOr<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& option
   open.prefill_chunk = PrefillChunkFor(options.prefill_chunk, e->backends_);
   open.max_sequences = options.max_sessions > 0 ? options.max_sessions : 1;
   open.progress = options.progress;
-  open.draft = options.draft == "mtp";
+  open.draft = !options.draft.empty();
+  if (draft_dir) open.draft_dir = options.draft;
   auto model = Model::Open(*e->registry_, e->model_dir_, e->composed_->iface(), open);
   if (!model.ok()) {
     if (!open.draft) return model.status();
     return absl::Status(model.status().code(),
-                        absl::StrCat("--draft mtp: ", model.status().message()));
+                        absl::StrCat("--draft ", options.draft, ": ", model.status().message()));
   }
   e->model_ = *std::move(model);
   if (open.draft && (!e->model_->info().generates_text() || !e->model_->can_draft())) {
-    return absl::FailedPreconditionError(absl::StrFormat(
-        "--draft mtp: %s (model plugin %s) has no multi-token-prediction head to draft with",
-        e->model_dir_, e->model_->plugin_name()));
+    return absl::FailedPreconditionError(
+        draft_dir ? absl::StrFormat("--draft %s: %s (model plugin %s) opened no drafter from it",
+                                    options.draft, e->model_dir_, e->model_->plugin_name())
+                  : absl::StrFormat("--draft mtp: %s (model plugin %s) has no "
+                                    "multi-token-prediction head to draft with",
+                                    e->model_dir_, e->model_->plugin_name()));
   }
   e->composed_->ResetProfile();
 

@@ -78,8 +78,10 @@ struct EngineOptions {
 
   // Time and bytes per backend operation (ProfileReport).
   bool profile = false;
-  // Speculative decoding: "" (none) or "mtp" (the checkpoint's own
-  // multi-token-prediction head drafts: OXI_MODEL_DRAFT). Verification
+  // Speculative decoding: "" (none), "mtp" (the checkpoint's own
+  // multi-token-prediction head drafts: OXI_MODEL_DRAFT) or the folder of a
+  // separate drafter checkpoint the model plugin loads beside the model (ABI
+  // 2.3 draft_dir: Gemma 4's assistant). Verification
   // samples every drafted position with the session's own sampler and keeps
   // the drafts while they agree, so replies are those of plain decoding.
   std::string draft;

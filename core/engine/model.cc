@@ -94,6 +94,12 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Open(const PluginRegistry& registr
     return absl::InvalidArgumentError(
         absl::StrCat("model plugin ", best->name, " lacks open(), close() or info()"));
   }
+  if (!options.draft_dir.empty() && best->abi_minor < 3) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "model plugin %s was built for ABI %u.%u, which has no draft_dir: it cannot load the "
+        "drafter in %s (that needs ABI 2.3)",
+        best->name, best->abi_major, best->abi_minor, options.draft_dir));
+  }
   std::unique_ptr<Model> m(new Model());
   m->iface_ = iface;
   m->plugin_name_ = best->name;
@@ -113,6 +119,7 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Open(const PluginRegistry& registr
     params.record_weight = &RecordThunk;
     params.record_ctx = const_cast<ModelOpenOptions*>(&options);
   }
+  params.draft_dir = options.draft_dir.empty() ? nullptr : options.draft_dir.c_str();
   char error[kMessageSize] = {};
   const int32_t code = iface->open(&params, &m->model_, error, sizeof error);
   if (code != OXI_OK || m->model_ == nullptr) {

@@ -35,6 +35,9 @@ struct ModelOpenOptions {
   int32_t prefill_chunk = 0;   // 0: the plugin's default
   int32_t max_sequences = 1;   // sequences the engine keeps at once
   bool draft = false;          // the engine will call Draft (OXI_MODEL_DRAFT)
+  // A separate drafter checkpoint (ABI 2.3 draft_dir; "": none). A plugin
+  // built for an older ABI is refused when one is given.
+  std::string draft_dir;
   // Loading progress: `done` of `total` units in the stage `what`.
   std::function<void(double done, double total, const std::string& what)> progress;
   // --save-quantized: every weight the model keeps, as it keeps it

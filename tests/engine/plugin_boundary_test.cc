@@ -66,6 +66,31 @@ TEST(PluginBoundaryTest, InfoIntegersAreRangeChecked) {
   ExpectRefused("negative_hidden", "hidden_size -1");
 }
 
+// A separate drafter checkpoint (open_params.draft_dir) goes only to a
+// plugin built for ABI 2.3 or later: an older one would never read it.
+TEST(PluginBoundaryTest, ADraftDirIsRefusedToPluginsBeforeAbi23) {
+  ModelOpenOptions options;
+  options.draft = true;
+  options.draft_dir = "/some/assistant";
+  PluginRegistry old;
+  ASSERT_TRUE(old.LoadFile("tests/plugins/liboxinfer_hostile_model_abi22.so").ok());
+  auto refused = Model::Open(old, ModelDir("negative_vocab"), nullptr, options);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(absl::StrContains(refused.status().message(),
+                                "model plugin hostile-model was built for ABI 2.2, which has no "
+                                "draft_dir: it cannot load the drafter in /some/assistant"))
+      << refused.status();
+  // Without a draft_dir the old plugin is opened (and here refused for its info).
+  auto plain = Model::Open(old, ModelDir("negative_vocab"), nullptr, ModelOpenOptions{});
+  EXPECT_TRUE(absl::StrContains(plain.status().message(), "vocab_size -5")) << plain.status();
+  // The current one is handed the folder (and refused for its info, not its ABI).
+  PluginRegistry current;
+  ASSERT_TRUE(current.LoadFile(kPlugin).ok());
+  auto opened = Model::Open(current, ModelDir("negative_vocab"), nullptr, options);
+  EXPECT_TRUE(absl::StrContains(opened.status().message(), "vocab_size -5")) << opened.status();
+}
+
 TEST(PluginBoundaryTest, ADeclineWithAnUnterminatedReasonIsBounded) {
   setenv("OXI_TEST_HOSTILE_SCORE", "unterminated", 1);
   PluginRegistry registry;

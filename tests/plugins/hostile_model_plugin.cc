@@ -132,9 +132,13 @@ const void* GetInterface(const oxi_host_services*, char*, size_t) {
   return &table;
 }
 
+#ifndef HOSTILE_ABI_MINOR
+#define HOSTILE_ABI_MINOR OXI_ABI_MINOR
+#endif
+
 const oxi_plugin kPlugin = {sizeof(oxi_plugin),
                             OXI_ABI_MAJOR,
-                            OXI_ABI_MINOR,
+                            HOSTILE_ABI_MINOR,
                             OXI_PLUGIN_MODEL,
                             "hostile-model",
                             "0.1.0",

@@ -68,7 +68,8 @@ ABSL_FLAG(int, context, 0, "Context length (default: the model's).");
 ABSL_FLAG(bool, profile, false, "Print time and bandwidth per backend operation.");
 ABSL_FLAG(std::string, draft, "",
           "Speculative decoding: mtp (the checkpoint's own multi-token-prediction head "
-          "drafts; the reply is the same as without).");
+          "drafts), or the folder of a drafter checkpoint loaded beside the model (Gemma 4's "
+          "assistant, model_type gemma4_assistant); the reply is the same as without.");
 ABSL_FLAG(int, draft_tokens, 6,
           "With --draft: tokens drafted per round at most (the length adapts from 2 to this).");
 ABSL_FLAG(bool, show_drafts, false,

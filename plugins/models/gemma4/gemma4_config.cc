@@ -167,14 +167,20 @@ sdk::Status ParseLayerGeometry(const Json& t, Gemma4Config* c) {
 }
 
 // KV sharing (transformers' kv_sharing_modes): from first_shared on, a layer
-// reads the K/V of the last earlier non-shared layer of its type.
-sdk::Status ResolveKvSharing(Gemma4Config* c) {
+// reads the K/V of the last earlier non-shared layer of its type. A drafter's
+// layers all read another model's (kv_source -1 here).
+sdk::Status ResolveKvSharing(Gemma4Config* c, bool drafter) {
   const int first_shared = c->first_kv_shared();
   for (int i = 0; i < c->num_layers; ++i) {
     LayerConfig& l = c->layers[i];
     l.intermediate_size = c->intermediate_size;
     l.kv_source = i;
     if (i < first_shared) continue;
+    if (drafter) {
+      l.kv_shared = true;
+      l.kv_source = -1;
+      continue;
+    }
     int src = -1;
     for (int j = first_shared - 1; j >= 0; --j) {
       if (c->layers[j].sliding == l.sliding) {
@@ -233,7 +239,7 @@ sdk::Status CheckSupported(const Json& top, const Json& t, const std::string& to
   return sdk::OkStatus();
 }
 
-sdk::Status ParseSizes(const Json& t, Gemma4Config* c) {
+sdk::Status ParseSizes(const Json& t, bool drafter, Gemma4Config* c) {
   OXI_ASSIGN_OR_RETURN(c->vocab_size, GetInt(t, "vocab_size", 262144));
   OXI_ASSIGN_OR_RETURN(c->hidden_size, GetInt(t, "hidden_size", 2304));
   OXI_ASSIGN_OR_RETURN(c->intermediate_size, GetInt(t, "intermediate_size", 9216));
@@ -289,7 +295,15 @@ sdk::Status ParseSizes(const Json& t, Gemma4Config* c) {
   if (c->hidden_size_per_layer_input > 0 && c->vocab_size_per_layer_input <= 0) {
     return sdk::InvalidArgumentError("config: vocab_size_per_layer_input must be positive");
   }
-  if (c->num_kv_shared_layers >= c->num_layers) {
+  if (drafter) {
+    // transformers' Gemma4AssistantConfig: 0 or absent means all of them.
+    if (c->num_kv_shared_layers == 0) c->num_kv_shared_layers = c->num_layers;
+    if (c->num_kv_shared_layers != c->num_layers) {
+      return t["num_kv_shared_layers"].Error(
+          sdk::StrCat(c->num_kv_shared_layers, ": a drafter's layers must all be KV-shared (",
+                      c->num_layers, ")"));
+    }
+  } else if (c->num_kv_shared_layers >= c->num_layers) {
     return sdk::UnimplementedError(sdk::StrCat(
         "Gemma 4: num_kv_shared_layers ", c->num_kv_shared_layers, " of ", c->num_layers,
         " layers: a model whose every layer reads another model's KV (a drafter) cannot run "
@@ -307,7 +321,8 @@ sdk::StatusOr<Gemma4Config> ParseGemma4Config(std::string_view config_json) {
   const std::string top_type = GetString(top, "model_type");
   if (top_type == "gemma4_assistant") {
     return sdk::UnimplementedError(
-        "Gemma 4 drafter models (gemma4_assistant) are not supported by this plugin");
+        "Gemma 4 drafter models (gemma4_assistant) do not run alone: pass the folder as --draft "
+        "beside its main model");
   }
   Json t = top;
   if (top_type == "gemma4") {
@@ -322,17 +337,22 @@ sdk::StatusOr<Gemma4Config> ParseGemma4Config(std::string_view config_json) {
         sdk::StrCat("not a Gemma 4 checkpoint (model_type '", top_type, "')"));
   }
   OXI_RETURN_IF_ERROR(CheckSupported(top, t, top_type));
+  return ParseGemma4TextConfig(top, t, /*drafter=*/false);
+}
+
+sdk::StatusOr<Gemma4Config> ParseGemma4TextConfig(const Json& top, const Json& t, bool drafter) {
+  if (drafter) OXI_RETURN_IF_ERROR(CheckSupported(top, t, "gemma4_assistant"));
   Gemma4Config c;
   c.model_type = GetString(t, "model_type");
   c.bidirectional_vision = GetString(t, "use_bidirectional_attention") == "vision";
-  OXI_RETURN_IF_ERROR(ParseSizes(t, &c));
+  OXI_RETURN_IF_ERROR(ParseSizes(t, drafter, &c));
   OXI_ASSIGN_OR_RETURN(std::vector<bool> sliding, ParseLayerTypes(t, c.num_layers));
   c.layers.resize(c.num_layers);
   for (int i = 0; i < c.num_layers; ++i) c.layers[i].sliding = sliding[i];
   OXI_ASSIGN_OR_RETURN(c.rope_sliding, ParseRope(t, "sliding_attention", 10000.0, false, 1.0));
   OXI_ASSIGN_OR_RETURN(c.rope_full, ParseRope(t, "full_attention", 1000000.0, true, 0.25));
   OXI_RETURN_IF_ERROR(ParseLayerGeometry(t, &c));
-  OXI_RETURN_IF_ERROR(ResolveKvSharing(&c));
+  OXI_RETURN_IF_ERROR(ResolveKvSharing(&c, drafter));
   OXI_ASSIGN_OR_RETURN(c.tokens, ParseTokens(top, t));
   if (c.tokens.pad_token_id >= c.vocab_size ||
       (c.hidden_size_per_layer_input > 0 &&

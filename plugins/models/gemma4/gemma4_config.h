@@ -6,8 +6,8 @@
 // (global_head_dim / num_global_key_value_heads, transformers 5.5) and the one
 // newer transformers writes (per_layer_config: {"<layer>": {head_dim, ...}}).
 // Refused with a reason: gemma4_unified (12B, another architecture), the
-// drafters (gemma4_assistant), MoE blocks (26B-A4B), fully bidirectional text
-// attention, RoPE types other than default / proportional.
+// drafters (gemma4_assistant: gemma4_assistant_config.h), MoE blocks (26B-A4B), fully bidirectional
+// text attention, RoPE types other than default / proportional.
 #ifndef OXINFER_PLUGINS_MODELS_GEMMA4_GEMMA4_CONFIG_H_
 #define OXINFER_PLUGINS_MODELS_GEMMA4_GEMMA4_CONFIG_H_
 
@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "oxinfer/sdk/json.hpp"
 #include "oxinfer/sdk/status.hpp"
 
 namespace oxinfer {
@@ -93,6 +94,13 @@ struct Gemma4Config {
 // for malformed or inconsistent configs, UNIMPLEMENTED (with a reason meant
 // for users) for Gemma 4 variants this plugin does not run.
 sdk::StatusOr<Gemma4Config> ParseGemma4Config(std::string_view config_json);
+
+// The text part of a config (`text` under the wrapper `top`, or both the
+// same object). drafter: a gemma4_assistant's text_config, whose layers all
+// read the main model's K/V (num_kv_shared_layers = num_hidden_layers,
+// kv_source -1).
+sdk::StatusOr<Gemma4Config> ParseGemma4TextConfig(const sdk::Json& top, const sdk::Json& text,
+                                                  bool drafter);
 
 // The inverse frequencies (head_dim / 2 of them) of a layer's RoPE, computed
 // in float32 as transformers does; a proportional table ends in zeros (those

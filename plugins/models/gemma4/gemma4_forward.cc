@@ -16,6 +16,18 @@ sdk::Tensor Take(const sdk::Tensor& t, int64_t rows, int64_t cols) { return t.Re
 
 }  // namespace
 
+sdk::Status FeedForward(const sdk::Compute& cx, const LayerWeights& lw, float eps,
+                        const sdk::Tensor& x, const sdk::Tensor& h, const sdk::Tensor& gate,
+                        const sdk::Tensor& up) {
+  OXI_RETURN_IF_ERROR(cx.RmsNorm(x, lw.pre_ff_norm, h, eps));
+  OXI_RETURN_IF_ERROR(cx.MatMul(h, lw.gate_proj, gate));
+  OXI_RETURN_IF_ERROR(cx.MatMul(h, lw.up_proj, up));
+  OXI_RETURN_IF_ERROR(cx.Glu(OXI_UNARY_GELU_TANH, gate, up, gate));
+  OXI_RETURN_IF_ERROR(cx.MatMul(gate, lw.down_proj, h));
+  OXI_RETURN_IF_ERROR(cx.RmsNorm(h, lw.post_ff_norm, h, eps));
+  return cx.Add(x, h, x);
+}
+
 sdk::Status Decoder::Step(const std::vector<Piece>& pieces) {
   scratch_.Reset();
   Activations a;
@@ -184,14 +196,7 @@ sdk::Status Decoder::Layer(int li, const Activations& a) {
 
   // ---- MLP: down(gelu_tanh(gate(h)) * up(h)) ----
   const int64_t I = c.intermediate_size;
-  const sdk::Tensor gate = Take(a.gate, m, I), up = Take(a.up, m, I);
-  OXI_RETURN_IF_ERROR(cx_.RmsNorm(x, lw.pre_ff_norm, h, eps));
-  OXI_RETURN_IF_ERROR(cx_.MatMul(h, lw.gate_proj, gate));
-  OXI_RETURN_IF_ERROR(cx_.MatMul(h, lw.up_proj, up));
-  OXI_RETURN_IF_ERROR(cx_.Glu(OXI_UNARY_GELU_TANH, gate, up, gate));
-  OXI_RETURN_IF_ERROR(cx_.MatMul(gate, lw.down_proj, h));
-  OXI_RETURN_IF_ERROR(cx_.RmsNorm(h, lw.post_ff_norm, h, eps));
-  OXI_RETURN_IF_ERROR(cx_.Add(x, h, x));
+  OXI_RETURN_IF_ERROR(FeedForward(cx_, lw, eps, x, h, Take(a.gate, m, I), Take(a.up, m, I)));
 
   // ---- per-layer input: proj(gelu_tanh(gate(x)) * ple[layer]) ----
   if (P > 0) {
@@ -287,6 +292,13 @@ sdk::Status Decoder::Logits(const std::vector<Piece>& pieces, const Activations&
   }
   const sdk::Tensor hn = Take(a.h, a.rows, H);
   OXI_RETURN_IF_ERROR(cx_.RmsNorm(a.x, w_.final_norm, hn, static_cast<float>(cfg_.rms_norm_eps)));
+  int64_t row = 0;
+  for (const Piece& p : pieces) {
+    if (p.hidden_out != nullptr && p.logit_rows() > 0) {
+      OXI_RETURN_IF_ERROR(cx_.Read(hn.Rows(row, p.logit_rows()), p.hidden_out));
+    }
+    row += p.logit_rows();
+  }
   const int64_t block = std::min(a.rows, kLogitRowsPerBlock);
   OXI_ASSIGN_OR_RETURN(sdk::Tensor logits, scratch_.F32(block, V));
   const float cap = static_cast<float>(cfg_.final_logit_softcapping);

@@ -37,11 +37,20 @@ struct Piece {
   // Logits wanted: none, the last position's, or every position's ([n][vocab]).
   enum Logits { kNone, kLast, kAll } logits = kNone;
   float* logits_out = nullptr;
+  // With logits: their rows' final-norm hidden states ([logit rows][hidden])
+  // too, or null.
+  float* hidden_out = nullptr;
   bool UsesEmbedding(int64_t i) const {
     return embeddings != nullptr && (embedding_mask == nullptr || embedding_mask[i] != 0);
   }
   int64_t logit_rows() const { return logits == kNone ? 0 : logits == kLast ? 1 : n; }
 };
+
+// A layer's MLP block on x (in place): x += post_ff_norm(down(gelu_tanh(
+// gate(h)) * up(h))), h = pre_ff_norm(x); h, gate and up are temporaries.
+sdk::Status FeedForward(const sdk::Compute& cx, const LayerWeights& lw, float eps,
+                        const sdk::Tensor& x, const sdk::Tensor& h, const sdk::Tensor& gate,
+                        const sdk::Tensor& up);
 
 class Decoder {
  public:

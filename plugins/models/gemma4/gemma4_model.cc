@@ -74,6 +74,14 @@ sdk::StatusOr<std::unique_ptr<Gemma4Model>> Gemma4Model::Open(const sdk::OpenPar
   m->store_ =
       std::make_unique<SequenceStore>(m->cfg_, m->cx_, m->max_sequences_, ring, m->context_);
   m->decoder_ = std::make_unique<Decoder>(m->cfg_, m->weights_, m->cx_, m->store_.get());
+  if (!p.draft_dir.empty()) {
+    OXI_ASSIGN_OR_RETURN(m->assistant_, Assistant::Load(m->cx_, p, m->cfg_));
+    m->store_->set_behind(std::max<int64_t>(m->cfg_.sliding_window - 1, m->assistant_->behind()));
+    sdk::Log(p.host, OXI_LOG_INFO, "gemma4",
+             sdk::StrCat("drafting with the assistant in ", p.draft_dir, ": ",
+                         m->assistant_->config().text.num_layers, " layers, hidden ",
+                         m->assistant_->config().text.hidden_size));
+  }
   OXI_RETURN_IF_ERROR(m->OpenVision(p, text));
   OXI_RETURN_IF_ERROR(m->OpenAudio(p, text));
   if (const std::string q = m->cx_.QuantSummary(p.weight_dtype); !q.empty()) {
@@ -91,6 +99,7 @@ sdk::ModelInfo Gemma4Model::Info() const {
   i.capabilities = OXI_MODEL_TEXT | OXI_MODEL_EMBEDDING_INPUT;
   if (vision_ != nullptr) i.capabilities |= OXI_MODEL_IMAGE_INPUT;
   if (audio_ != nullptr) i.capabilities |= OXI_MODEL_AUDIO_INPUT;
+  if (assistant_ != nullptr) i.capabilities |= OXI_MODEL_DRAFT;
   i.family = "gemma4";
   i.vocab_size = cfg_.vocab_size;
   i.hidden_size = cfg_.hidden_size;
@@ -152,6 +161,7 @@ sdk::Status Gemma4Model::Run(const std::vector<sdk::BatchEntry>& batch) {
   std::vector<int64_t> done(batch.size(), 0);
   std::vector<size_t> order(batch.size());
   std::vector<Piece> pieces;
+  std::vector<std::vector<float>> hidden;  // per piece, with an assistant
   for (;;) {
     // Shortest remainders first, so decode entries are not held back by a prefill.
     std::iota(order.begin(), order.end(), size_t{0});
@@ -185,10 +195,26 @@ sdk::Status Gemma4Model::Run(const std::vector<sdk::BatchEntry>& batch) {
       entry_of.push_back(i);
     }
     if (pieces.empty()) return sdk::OkStatus();
+    hidden.resize(pieces.size());
+    for (size_t j = 0; j < pieces.size() && assistant_ != nullptr; ++j) {
+      hidden[j].resize(static_cast<size_t>(pieces[j].logit_rows() * H));
+      pieces[j].hidden_out = hidden[j].data();
+    }
     OXI_RETURN_IF_ERROR(decoder_->Step(pieces));
     for (size_t j = 0; j < pieces.size(); ++j) {
       const Piece& p = pieces[j];
       Sequence& s = store_->at(p.seq);
+      if (p.hidden_out != nullptr && p.logit_rows() > 0) {
+        // An entry split into steps (all logits) continues its rows.
+        const int64_t pos0 = s.length + p.n - p.logit_rows();
+        if (done[entry_of[j]] > 0 &&
+            s.hidden_pos0 + static_cast<int64_t>(s.hidden.size()) / H == pos0) {
+          s.hidden.insert(s.hidden.end(), hidden[j].begin(), hidden[j].end());
+        } else {
+          s.hidden_pos0 = pos0;
+          s.hidden.swap(hidden[j]);
+        }
+      }
       for (int64_t t = 0; t < p.n; ++t) {
         const bool embedded = p.tokens == nullptr || p.UsesEmbedding(t);
         if (embedded) s.first_embedding = std::min(s.first_embedding, s.length + t);
@@ -209,6 +235,13 @@ sdk::Status Gemma4Model::Rebuild(int32_t src, int32_t dst, int64_t n) {
   e.seq = dst;
   e.n = n;
   e.tokens = history.data();
+  std::vector<float> logits;
+  if (assistant_ != nullptr) {
+    // The last position's hidden state, which drafting starts from.
+    logits.resize(static_cast<size_t>(cfg_.vocab_size));
+    e.logits = OXI_LOGITS_LAST;
+    e.logits_out = logits.data();
+  }
   sdk::Status s = Run({e});
   if (!s.ok()) {
     store_->Clear(dst);
@@ -237,6 +270,15 @@ sdk::Status Gemma4Model::CopySequence(int32_t src, int32_t dst, int64_t n) {
 }
 
 void Gemma4Model::FreeSequence(int32_t seq) { store_->Release(seq); }
+
+sdk::Status Gemma4Model::Draft(const sdk::DraftRequest& r) {
+  if (assistant_ == nullptr) {
+    return sdk::FailedPreconditionError(
+        "gemma4: draft: the model was not opened with an assistant (oxi_model_open_params."
+        "draft_dir: a gemma4_assistant checkpoint; Gemma 4 has no drafting head of its own)");
+  }
+  return assistant_->Draft(r, *store_, weights_);
+}
 
 sdk::Status Gemma4Model::OpenVision(const sdk::OpenParams& p, const std::string& config_text) {
   OXI_ASSIGN_OR_RETURN(sdk::JsonDoc doc, sdk::JsonDoc::Parse(config_text, "config.json"));

@@ -7,6 +7,10 @@
 // is what the rings are sized for). Positions are always consecutive: explicit
 // positions are accepted only where they equal the sequence's next ones.
 //
+// With an assistant (open_params.draft_dir: gemma4_assistant.h) every
+// forward also keeps the final-norm hidden states of its logit rows, which
+// drafting starts from.
+//
 // Truncation and prefix copies keep the caches as they are unless a ring has
 // lost positions the kept window needs; then the sequence is recomputed from
 // its token history, inside the plugin. Positions fed by embedding rows are
@@ -23,6 +27,7 @@
 #include "oxinfer/sdk/compute.hpp"
 #include "oxinfer/sdk/model_plugin.hpp"
 #include "oxinfer/sdk/status.hpp"
+#include "plugins/models/gemma4/gemma4_assistant.h"
 #include "plugins/models/gemma4/gemma4_audio.h"
 #include "plugins/models/gemma4/gemma4_audio_features.h"
 #include "plugins/models/gemma4/gemma4_config.h"
@@ -48,6 +53,8 @@ class Gemma4Model {
   // An image's soft tokens between <|image> and <image|>, or a clip's between
   // <|audio> and <audio|> (model ABI 2.1).
   sdk::StatusOr<sdk::MediaOutput> EncodeMedia(const sdk::MediaInput& in);
+  // Greedy drafts of the assistant opened from draft_dir (model ABI 2.3).
+  sdk::Status Draft(const sdk::DraftRequest& r);
 
  private:
   explicit Gemma4Model(const oxi_backend_iface* backend) : cx_(backend, "gemma4") {}
@@ -77,7 +84,8 @@ class Gemma4Model {
   std::unique_ptr<Decoder> decoder_;
   std::unique_ptr<VisionTower> vision_;  // null: no vision tower
   ImageProcessorConfig image_cfg_;
-  std::unique_ptr<AudioTower> audio_;  // null: no audio tower
+  std::unique_ptr<AudioTower> audio_;     // null: no audio tower
+  std::unique_ptr<Assistant> assistant_;  // null: not opened for drafting
   AudioFeatureConfig audio_cfg_;
   int64_t chunk_ = 0;
   int64_t context_ = 0;

@@ -11,6 +11,12 @@ constexpr int64_t kFirstGlobalSlots = 256;
 
 int64_t RowFloats(const LayerConfig& c) { return int64_t{c.num_kv_heads} * c.head_dim; }
 
+// Keeps the hidden states of positions before n.
+void TrimHidden(Sequence* s, int64_t n, int64_t width) {
+  const int64_t rows = std::max<int64_t>(0, n - s->hidden_pos0);
+  if (rows * width < static_cast<int64_t>(s->hidden.size())) s->hidden.resize(rows * width);
+}
+
 bool HasRings(const Gemma4Config& cfg) {
   for (const LayerConfig& c : cfg.layers) {
     if (c.sliding && !c.kv_shared) return true;
@@ -27,6 +33,7 @@ SequenceStore::SequenceStore(const Gemma4Config& cfg, const sdk::Compute& cx, in
       ring_slots_(ring_slots),
       context_(context),
       has_rings_(HasRings(cfg)),
+      behind_(cfg.sliding_window - 1),
       seqs_(max_sequences) {}
 
 sdk::Status SequenceStore::Reserve(int seq, int64_t length) {
@@ -76,7 +83,7 @@ std::vector<int32_t> SequenceStore::TakeRingSlots(int seq, int64_t p0, int64_t n
 bool SequenceStore::NeedsRebuild(int seq, int64_t n_keep) const {
   const Sequence& s = seqs_[seq];
   if (n_keep >= s.length || n_keep == 0 || !has_rings_) return false;
-  for (int64_t p = std::max<int64_t>(0, n_keep - cfg_.sliding_window + 1); p < n_keep; ++p) {
+  for (int64_t p = std::max<int64_t>(0, n_keep - behind_); p < n_keep; ++p) {
     if (s.ring_pos[p % ring_slots_] != p) return true;
   }
   return false;
@@ -90,6 +97,7 @@ void SequenceStore::DropTail(int seq, int64_t n_keep) {
   }
   s.length = n_keep;
   s.tokens.resize(n_keep);
+  TrimHidden(&s, n_keep, cfg_.hidden_size);
   if (s.first_embedding >= n_keep) s.first_embedding = std::numeric_limits<int64_t>::max();
 }
 
@@ -98,6 +106,7 @@ void SequenceStore::Clear(int seq) {
   std::fill(s.ring_pos.begin(), s.ring_pos.end(), -1);
   s.length = 0;
   s.tokens.clear();
+  s.hidden.clear();
   s.first_embedding = std::numeric_limits<int64_t>::max();
 }
 
@@ -132,6 +141,9 @@ sdk::Status SequenceStore::CopyPrefix(int src, int dst, int64_t n) {
   }
   b.length = n;
   b.tokens.assign(a.tokens.begin(), a.tokens.begin() + n);
+  b.hidden_pos0 = a.hidden_pos0;
+  b.hidden = a.hidden;
+  TrimHidden(&b, n, cfg_.hidden_size);
   b.first_embedding = a.first_embedding < n ? a.first_embedding : b.first_embedding;
   return sdk::OkStatus();
 }

@@ -31,6 +31,10 @@ struct Sequence {
   std::vector<int32_t> tokens;  // the history, to rebuild the rings after a deep truncate
   // The first position fed by an embedding row (such positions cannot be rebuilt).
   int64_t first_embedding = std::numeric_limits<int64_t>::max();
+  // Drafting (an assistant opened): the final-norm hidden states [rows][hidden]
+  // of positions [hidden_pos0, hidden_pos0 + rows), the last forward's logit rows.
+  int64_t hidden_pos0 = 0;
+  std::vector<float> hidden;
   std::vector<int32_t> ring_pos;   // position held by each ring slot, -1: empty
   std::vector<LayerCache> caches;  // per layer; empty for shared layers (and until first use)
 };
@@ -53,8 +57,10 @@ class SequenceStore {
   std::vector<int32_t> TakeRingSlots(int seq, int64_t p0, int64_t n);
 
   // Whether keeping n_keep positions needs the rings recomputed (they lost
-  // positions the window behind position n_keep needs).
+  // positions the window behind position n_keep needs: sliding_window - 1 of
+  // them, or `behind` when a drafter reads more).
   bool NeedsRebuild(int seq, int64_t n_keep) const;
+  void set_behind(int64_t behind) { behind_ = behind; }
   // Forgets positions >= n_keep (the caller rebuilds when NeedsRebuild).
   void DropTail(int seq, int64_t n_keep);
   // Empties a sequence, keeping its buffers.
@@ -72,6 +78,7 @@ class SequenceStore {
   const int64_t ring_slots_;
   const int64_t context_;
   const bool has_rings_;
+  int64_t behind_;
   std::vector<Sequence> seqs_;
 };
 

@@ -57,6 +57,11 @@ sdk::StatusOr<std::unique_ptr<Qwen35Model>> Qwen35Model::Open(const sdk::OpenPar
       return sdk::InvalidArgumentError(
           StrCat("open: weights cannot be held as ", oxi_dtype_name(p.weight_dtype)));
   }
+  if (!p.draft_dir.empty()) {
+    return sdk::InvalidArgumentError(
+        StrCat("open: qwen35 takes no separate drafter checkpoint (draft_dir ", p.draft_dir,
+               "): Qwen 3.5 drafts with its own multi-token-prediction head (--draft mtp)"));
+  }
   const std::string config_path = p.model_dir + "/config.json";
   OXI_ASSIGN_OR_RETURN(std::string text, sdk::ReadFile(config_path));
   OXI_ASSIGN_OR_RETURN(Qwen35Config config, ParseQwen35Config(text, config_path));

@@ -1,18 +1,20 @@
 // Speed of the Gemma 4 plugin on any checkpoint (no tokenizer needed;
 // OXINFER_THREADS=N sets the thread count):
 //   gemma4_bench <liboxinfer_gemma4.so> <backend spec> <model dir> [prompt tokens] [new tokens]
-//                [bf16|q8_0|q4_0]
+//                [bf16|q8_0|q4_0] [assistant dir]
 //   gemma4_bench <liboxinfer_gemma4.so> <backend spec> <model dir> audio:SECONDS [rounds]
 //                [bf16|q8_0|q4_0]
 //   gemma4_bench <liboxinfer_gemma4.so> <backend spec> <model dir> image:WxH[:BUDGET] [rounds]
 //                [bf16|q8_0|q4_0]
 // Feeds random token ids as one sequence: a prefill (logits of the last
 // position), then greedy decode steps; prints tokens per second and the time
-// spent in backend operations per op kind. With audio:SECONDS it encodes a
-// clip of that length (encode_media: features, the audio tower, the embedder)
-// `rounds` times (default 3) and prints each time and the median; image:WxH
-// likewise encodes a W x H RGB image (preprocessing, the vision tower, the
-// embedder) at the soft-token budget BUDGET (default: the model's).
+// spent in backend operations per op kind. With an assistant folder (a
+// gemma4_assistant checkpoint, opened as draft_dir) it also times the
+// drafter: one draft step, and a round of 6 drafts, against a decode step. With audio:SECONDS it
+// encodes a clip of that length (encode_media: features, the audio tower, the embedder) `rounds`
+// times (default 3) and prints each time and the median; image:WxH likewise encodes a W x H RGB
+// image (preprocessing, the vision tower, the embedder) at the soft-token budget BUDGET (default:
+// the model's).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -85,6 +87,7 @@ int main(int argc, char** argv) {
   const int n_prompt = argc > 4 && !media ? std::atoi(argv[4]) : 128;
   const int n_new = argc > 5 ? std::atoi(argv[5]) : (media ? 3 : 32);
   const std::string weights = argc > 6 ? argv[6] : "bf16";  // bf16: as stored
+  const std::string draft_dir = argc > 7 && !media ? argv[7] : "";
   // OXINFER_THREADS=N: the host's pool size (default: every CPU).
   if (const char* t = std::getenv("OXINFER_THREADS"); t != nullptr && std::atoi(t) > 0) {
     oxinfer::ThreadPool::SetGlobalThreads(std::atoi(t));
@@ -109,6 +112,8 @@ int main(int argc, char** argv) {
   p.model_dir = argv[3];
   p.backend = &timed;
   p.use_mmap = 1;
+  p.draft = draft_dir.empty() ? 0 : 1;
+  p.draft_dir = draft_dir.empty() ? nullptr : draft_dir.c_str();
   p.weight_dtype = weights == "q8_0"   ? OXI_DTYPE_Q8_0
                    : weights == "q4_0" ? OXI_DTYPE_Q4_0
                                        : OXI_DTYPE_INVALID;
@@ -240,6 +245,29 @@ int main(int argc, char** argv) {
       t_open, n_prompt, n_prompt / t_prefill, n_new, n_new / t_decode,
       oxinfer::HostServices()->num_threads(), weights.c_str(), load_before.c_str(),
       LoadAverage().c_str());
+  if (!draft_dir.empty()) {
+    const double step = t_decode / std::max(n_new, 1);
+    std::vector<int32_t> drafted(6);
+    for (int32_t n : {1, 6}) {
+      std::vector<double> t;
+      for (int r = 0; r < 7; ++r) {
+        oxi_draft_args a = {};
+        a.struct_size = sizeof a;
+        a.next_token = 5;
+        a.n_draft = n;
+        a.tokens_out = drafted.data();
+        t0 = Now();
+        if (mi->draft(m, &a, error, sizeof error) != OXI_OK) {
+          std::fprintf(stderr, "draft: %s\n", error);
+          return 1;
+        }
+        t.push_back(Now() - t0);
+      }
+      std::sort(t.begin(), t.end());
+      std::printf("assistant: %d draft%s %.2f ms = %.3fx a decode step (%.2f ms; median of 7)\n", n,
+                  n == 1 ? "" : "s", t[3] * 1e3, t[3] / step, step * 1e3);
+    }
+  }
   mi->close(m);
   return 0;
 }

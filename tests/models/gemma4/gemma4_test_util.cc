@@ -121,6 +121,26 @@ std::vector<Prompt> LoadReference(const std::string& dir, int vocab) {
   return out;
 }
 
+std::vector<DraftPrompt> LoadDraftReference(const std::string& dir) {
+  std::vector<DraftPrompt> out;
+  sdk::Weights file = OpenFile(dir + "/reference.safetensors");
+  if (!file.is_open()) return out;
+  for (int i = 0;; ++i) {
+    const std::string p = "prompt_" + std::to_string(i) + ".";
+    if (!file.Has(p + "tokens")) break;
+    DraftPrompt pr;
+    Get(file, p + "tokens", OXI_DTYPE_I32, &pr.tokens);
+    Get(file, p + "greedy", OXI_DTYPE_I32, &pr.greedy);
+    Get(file, p + "drafts", OXI_DTYPE_I32, &pr.drafts);
+    Get(file, p + "draft_hidden", OXI_DTYPE_F32, &pr.hidden);
+    Get(file, p + "draft_logits", OXI_DTYPE_F32, &pr.logits);
+    pr.n_draft = pr.greedy.empty() ? 0 : static_cast<int>(pr.drafts.size() / pr.greedy.size());
+    out.push_back(std::move(pr));
+  }
+  EXPECT_FALSE(out.empty()) << dir;
+  return out;
+}
+
 EmbeddingPrompt LoadEmbeddingReference(const std::string& dir) {
   EmbeddingPrompt e;
   sdk::Weights file = OpenFile(dir + "/reference_embeddings.safetensors");
@@ -171,6 +191,8 @@ Model::Model(const std::string& dir, const oxi_backend_iface* backend, const Ope
   p.max_sequences = o.max_sequences;
   p.record_weight = o.record_weight;
   p.record_ctx = o.record_ctx;
+  p.draft = o.draft_dir.empty() ? 0 : 1;
+  p.draft_dir = o.draft_dir.empty() ? nullptr : o.draft_dir.c_str();
   char error[1024] = {};
   const int32_t rc = m->open(&p, &model_, error, sizeof error);
   EXPECT_EQ(rc, OXI_OK) << error;
@@ -237,6 +259,29 @@ int32_t Model::Copy(int32_t src, int32_t dst, int64_t n, std::string* error) {
 }
 
 void Model::Free(int32_t seq) { ModelIface()->seq_free(model_, seq); }
+
+int32_t Model::Draft(int32_t seq, int32_t next, int32_t n, std::vector<int32_t>* tokens,
+                     std::vector<float>* logits, std::vector<float>* hidden, std::string* error) {
+  tokens->assign(static_cast<size_t>(n), -1);
+  if (logits != nullptr) logits->assign(static_cast<size_t>(n) * vocab(), 0.0f);
+  if (hidden != nullptr) hidden->assign(static_cast<size_t>(n) * info_.hidden_size, 0.0f);
+  oxi_draft_args a = {};
+  a.struct_size = sizeof a;
+  a.seq_id = seq;
+  a.next_token = next;
+  a.n_draft = n;
+  a.tokens_out = tokens->data();
+  a.logits_out = logits != nullptr ? logits->data() : nullptr;
+  a.hidden_out = hidden != nullptr ? hidden->data() : nullptr;
+  char message[1024] = {};
+  const int32_t rc = ModelIface()->draft(model_, &a, message, sizeof message);
+  if (error != nullptr) {
+    *error = message;
+  } else {
+    EXPECT_EQ(rc, OXI_OK) << message;
+  }
+  return rc;
+}
 
 oxi_batch_entry TokenEntry(int32_t seq, const int32_t* tokens, int64_t n, int32_t mode,
                            float* out) {

@@ -62,7 +62,18 @@ float MaxAbsDiff(const float* a, const float* b, int64_t n);
 std::vector<float> LcgSamples(int64_t n, uint32_t seed);
 int32_t ArgMax(const float* v, int64_t n);
 
+// The assistant fixtures' reference (make_assistant_fixture.py): for each
+// greedy step g, the drafts for the prompt + greedy[:g] with next greedy[g].
+struct DraftPrompt {
+  std::vector<int32_t> tokens, greedy;
+  std::vector<int32_t> drafts;        // [G][N]
+  std::vector<float> hidden, logits;  // [G][N][hidden], [G][N][V]
+  int n_draft = 0;
+};
+std::vector<DraftPrompt> LoadDraftReference(const std::string& assistant_dir);
+
 struct OpenOptions {
+  std::string draft_dir;  // an assistant checkpoint ("": none)
   int32_t prefill_chunk = 0;
   int32_t max_sequences = 1;
   oxi_dtype weight_dtype = OXI_DTYPE_INVALID;
@@ -97,6 +108,11 @@ class Model {
   int32_t Truncate(int32_t seq, int64_t n, std::string* error = nullptr);
   int32_t Copy(int32_t src, int32_t dst, int64_t n, std::string* error = nullptr);
   void Free(int32_t seq);
+  // n drafts after `next` on seq: the status (message in *error when given,
+  // else a gtest failure), tokens, and optionally logits / hidden states.
+  int32_t Draft(int32_t seq, int32_t next, int32_t n, std::vector<int32_t>* tokens,
+                std::vector<float>* logits = nullptr, std::vector<float>* hidden = nullptr,
+                std::string* error = nullptr);
 
  private:
   oxi_model* model_ = nullptr;

@@ -183,6 +183,12 @@ TEST(Qwen35Speculative, Refusals) {
   ASSERT_FALSE(unknown.ok());
   EXPECT_NE(unknown.status().message().find("--draft eagle: unknown drafter"), std::string::npos)
       << unknown.status();
+  // A separate drafter checkpoint (--draft DIR) is not Qwen 3.5's way.
+  auto folder = Engine::Open(Options("tiny_mtp", Fixture("tiny_tied")));
+  ASSERT_FALSE(folder.ok());
+  EXPECT_NE(folder.status().message().find("qwen35 takes no separate drafter checkpoint"),
+            std::string::npos)
+      << folder.status();
   auto zero = Engine::Open(Options("tiny_mtp", "mtp", 0));
   ASSERT_FALSE(zero.ok());
   EXPECT_NE(zero.status().message().find("--draft-tokens 0"), std::string::npos) << zero.status();

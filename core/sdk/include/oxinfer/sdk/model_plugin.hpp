@@ -58,7 +58,8 @@ struct OpenParams {
   const oxi_host_services* host = nullptr;
   void (*progress_fn)(void* ctx, double done, double total, const char* what) = nullptr;
   void* progress_ctx = nullptr;
-  bool draft = false;  // ABI 2.2: the host will call draft
+  bool draft = false;     // ABI 2.2: the host will call draft
+  std::string draft_dir;  // ABI 2.3: a separate drafter checkpoint ("": none)
   // ABI 2.3 (--save-quantized): non-null when the host asks for the weights
   // as loaded; attach it to the checkpoint (Weights::RecordInto).
   std::shared_ptr<WeightRecorder> recorder;
@@ -260,6 +261,9 @@ class ModelPlugin {
         o.progress_ctx = p->progress_ctx;
       }
       if (OXI_HAS_FIELD(p, oxi_model_open_params, draft)) o.draft = p->draft != 0;
+      if (OXI_HAS_FIELD(p, oxi_model_open_params, draft_dir) && p->draft_dir != nullptr) {
+        o.draft_dir = p->draft_dir;
+      }
       if (o.context_length < 0 || o.prefill_chunk < 0 || o.max_sequences > 4096) {
         return InvalidArgumentError(StrCat("open: context_length ", o.context_length,
                                            ", prefill_chunk ", o.prefill_chunk, ", max_sequences ",
