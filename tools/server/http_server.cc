@@ -1,5 +1,7 @@
 #include "tools/server/http_server.h"
 
+#include <sys/socket.h>
+
 #include <algorithm>
 #include <ctime>
 #include <utility>
@@ -68,6 +70,15 @@ bool HttpServer::Authorized(const httplib::Request& req) const {
 void HttpServer::Route() {
   const int threads = options_.parallel + options_.max_queue + kSpareThreads;
   http_.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  // SO_REUSEADDR alone: a restarted server binds its port at once, past the
+  // TIME_WAIT connections of the last one, while a port another server
+  // listens on is refused. (cpp-httplib's default, SO_REUSEPORT, does the
+  // opposite on Linux: a second server shares the port and takes half the
+  // connections, and a restart fails for a minute.)
+  http_.set_socket_options([](socket_t sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  });
   http_.set_payload_max_length(options_.max_body_bytes);
   http_.set_keep_alive_timeout(5);
   http_.set_keep_alive_max_count(1000);
