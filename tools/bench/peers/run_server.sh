@@ -24,6 +24,9 @@ MAX_TOKENS=${MAX_TOKENS:-32}
 CONTEXT=${CONTEXT:-1024}  # per slot
 ROUNDS=${ROUNDS:-3}
 PORT=${PORT:-18431}
+# Extra llama-server flags, e.g. LLAMA_ARGS=--no-repack where llama.cpp's AMX path crashes
+# (2026-12-02, an AMX Xeon under KVM: ggml_backend_amx_mul_mat segfaults in the warm-up).
+LLAMA_ARGS=${LLAMA_ARGS:-}
 OUT=${OUT:-$PEERS/server-$(date -u +%Y%m%d-%H%M)}
 mkdir -p "$OUT"
 : > "$OUT/server.jsonl"
@@ -52,7 +55,8 @@ one() {  # engine quant round
       --parallel "$PARALLEL" --context "$CONTEXT" --port "$PORT" > "$log" 2>&1 &
   else
     "$LLAMA/build/bin/llama-server" -m "$GGUF/qwen35-0.8b-$q.gguf" -t "$THREADS" -tb "$THREADS" \
-      -np "$PARALLEL" -c $((CONTEXT * PARALLEL)) --host 127.0.0.1 --port "$PORT" > "$log" 2>&1 &
+      -np "$PARALLEL" -c $((CONTEXT * PARALLEL)) $LLAMA_ARGS --host 127.0.0.1 --port "$PORT" \
+      > "$log" 2>&1 &
   fi
   pid=$!
   if wait_ready "$pid" "$log"; then
@@ -64,7 +68,7 @@ one() {  # engine quant round
   echo "  $engine $q round $r done (load $(cut -d' ' -f1 /proc/loadavg))" >&2
 }
 export -f one wait_ready
-export OURS LLAMA MODEL GGUF THREADS PARALLEL CLIENTS MAX_TOKENS CONTEXT PORT OUT ROOT
+export LLAMA_ARGS OURS LLAMA MODEL GGUF THREADS PARALLEL CLIENTS MAX_TOKENS CONTEXT PORT OUT ROOT
 
 for q in $QUANTS; do
   for r in $(seq 1 "$ROUNDS"); do
