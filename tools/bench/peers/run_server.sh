@@ -76,4 +76,4 @@ for q in $QUANTS; do
     for e in $order; do ${WRAP:-} bash -c "one $e $q $r"; done
   done
 done
-python3 "$HERE/report_server.py" "$OUT/server.jsonl" | tee "$OUT/server.md"
+"$("$HERE/setup_venv.sh")" "$HERE/report_server.py" "$OUT/server.jsonl" "$OUT/server.png" | tee "$OUT/server.md"
