@@ -1,5 +1,6 @@
 #include "core/chat/value.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cmath>
@@ -194,6 +195,11 @@ std::string Value::Str() const {
 }
 
 std::string Value::Repr() const {
+  std::vector<const void*> open;
+  return ReprOf(&open);
+}
+
+std::string Value::ReprOf(std::vector<const void*>* open) const {
   switch (type_) {
     case Type::kUndefined:
       return "";
@@ -208,23 +214,34 @@ std::string Value::Repr() const {
     case Type::kString:
       return PyStrRepr(str_);
     case Type::kArray: {
+      if (std::find(open->begin(), open->end(), array_.get()) != open->end()) {
+        return tuple_ ? "(...)" : "[...]";
+      }
+      open->push_back(array_.get());
       std::string out = tuple_ ? "(" : "[";
       for (size_t i = 0; i < array_->size(); ++i) {
         if (i) out += ", ";
-        out += (*array_)[i].Repr();
+        out += (*array_)[i].ReprOf(open);
       }
+      open->pop_back();
       if (tuple_ && array_->size() == 1) out += ",";
       return out + (tuple_ ? ")" : "]");
     }
     case Type::kObject: {
-      std::string out = kind_ == ObjectKind::kNamespace ? "<Namespace {" : "{";
+      const bool ns = kind_ == ObjectKind::kNamespace;
+      if (std::find(open->begin(), open->end(), object_.get()) != open->end()) {
+        return ns ? "<Namespace {...}>" : "{...}";
+      }
+      open->push_back(object_.get());
+      std::string out = ns ? "<Namespace {" : "{";
       bool first = true;
       for (const auto& [k, v] : object_->items()) {
         if (!first) out += ", ";
         first = false;
-        out += PyStrRepr(k) + ": " + v.Repr();
+        out += PyStrRepr(k) + ": " + v.ReprOf(open);
       }
-      return out + (kind_ == ObjectKind::kNamespace ? "}>" : "}");
+      open->pop_back();
+      return out + (ns ? "}>" : "}");
     }
     case Type::kFunction:
       return absl::StrCat("<function ", str_, ">");

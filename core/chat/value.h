@@ -102,7 +102,8 @@ class Value {
   bool Truthy() const;
   // Python str(): what `{{ value }}` prints.
   std::string Str() const;
-  // Python repr().
+  // Python repr(). A container met again inside itself (a namespace or dict
+  // holding itself) prints as Python's recursion guard does: [...], {...}.
   std::string Repr() const;
   // Python ==.
   bool Equals(const Value& other) const;
@@ -124,6 +125,9 @@ class Value {
   int64_t int_ = 0;
   double float_ = 0;
   std::string str_;
+  // `open`: the containers being printed, outer to inner.
+  std::string ReprOf(std::vector<const void*>* open) const;
+
   std::shared_ptr<std::vector<Value>> array_;
   std::shared_ptr<Object> object_;
   std::shared_ptr<NativeFunction> function_;
