@@ -80,14 +80,16 @@ case "$TARGET" in
     # The plugins' parsers and the host services they read files and JSON through.
     SRCS=("fuzz/${TARGET}_fuzzer.cc" fuzz/fuzz_temp_dir.cc core/host_services.cc
       $(ls core/host/*.cc) core/thread_pool.cc core/cpu_features.cc core/mapped_file.cc
-      core/json_util.cc core/safetensors.cc core/tensor.cc
+      core/json_util.cc core/safetensors.cc core/tensor.cc core/quantized_format.cc
+      $(ls core/gguf/*.cc core/tokenizer/*.cc) core/safetensors_writer.cc core/engine/atomic_file.cc
       $(ls plugins/models/sd/*.cc | grep -v -e sd_plugin.cc -e sd_bench.cc))
     if [ "$TARGET" = model_config ]; then
       SRCS+=(plugins/models/gemma4/gemma4_config.cc plugins/models/gemma4/gemma4_audio_features.cc
         plugins/models/gemma4/gemma4_image_preprocess.cc plugins/models/gemma4/gemma4_vision.cc
-        plugins/models/gemma4/gemma4_weights.cc plugins/models/qwen35/qwen35_config.cc)
+        plugins/models/gemma4/gemma4_weights.cc plugins/models/gemma4/gemma4_clipped_linear.cc
+        plugins/models/qwen35/qwen35_config.cc)
     fi
-    LIBS=(-lpthread -licuuc)
+    LIBS=(-lpthread -licuuc -licui18n -licudata -lre2)
     MAX_LEN=8192 ;;
   shard_index)
     NAME=shard_index_fuzzer
