@@ -1,5 +1,6 @@
 #include "core/gguf/gguf_mapping.h"
 
+#include <cstdlib>
 #include <cstring>
 #include <utility>
 
@@ -7,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/gguf/dequantize.h"
+#include "core/gguf/quantize_q8_0.h"
 
 namespace oxinfer::gguf {
 namespace {
@@ -192,6 +194,31 @@ absl::Status GgufMapping::Floats(const std::string& name, std::vector<int64_t> s
   return absl::OkStatus();
 }
 
+absl::StatusOr<KQuantPolicy> KQuantPolicyFromEnv() {
+  const char* v = std::getenv("OXINFER_GGUF_KQUANT");
+  if (v == nullptr || *v == '\0' || std::string_view(v) == "q8_0") return KQuantPolicy::kQ8_0;
+  if (std::string_view(v) == "f32") return KQuantPolicy::kF32;
+  return absl::InvalidArgumentError(
+      absl::StrCat("OXINFER_GGUF_KQUANT='", v, "': expected q8_0 (the default) or f32"));
+}
+
+absl::Status GgufMapping::Dequantised(const std::string& name, std::vector<int64_t> shape,
+                                      std::vector<float> values) {
+  absl::StatusOr<KQuantPolicy> policy = KQuantPolicyFromEnv();
+  if (!policy.ok()) return policy.status();
+  const bool matrix = shape.size() >= 2 && shape.back() % kQ8_0BlockElems == 0;
+  if (*policy == KQuantPolicy::kF32 || !matrix)
+    return Floats(name, std::move(shape), std::move(values));
+  if (static_cast<int64_t>(values.size()) != Numel(shape)) {
+    return absl::InternalError(absl::StrCat(source(), ": ", name, ": size mismatch"));
+  }
+  const int64_t n = static_cast<int64_t>(values.size());
+  std::vector<uint8_t> bytes(static_cast<size_t>(n / kQ8_0BlockElems * kQ8_0BlockBytes));
+  QuantizeQ8_0(values.data(), n, bytes.data());
+  AddOwned(name, OXI_DTYPE_Q8_0, std::move(shape), std::move(bytes));
+  return absl::OkStatus();
+}
+
 absl::Status GgufMapping::AsIs(const TensorInfo& t, const std::string& name,
                                std::vector<int64_t> shape) {
   if (absl::Status s = Check(t, name, shape); !s.ok()) return s;
@@ -199,7 +226,7 @@ absl::Status GgufMapping::AsIs(const TensorInfo& t, const std::string& name,
   if (!ServedAsIs(t.type, &dtype)) {
     absl::StatusOr<std::vector<float>> v = Floats(t);
     if (!v.ok()) return v.status();
-    return Floats(name, std::move(shape), *std::move(v));
+    return Dequantised(name, std::move(shape), *std::move(v));
   }
   const std::string_view bytes = Bytes(t);
   CheckpointTensor c;
@@ -226,7 +253,7 @@ absl::Status GgufMapping::PermuteRows(const TensorInfo& t, const std::string& na
     for (size_t r = 0; r < src_row.size(); ++r) {
       std::memcpy(&out[r * cols], &(*v)[src_row[r] * cols], cols * sizeof(float));
     }
-    return Floats(name, std::move(shape), std::move(out));
+    return Dequantised(name, std::move(shape), std::move(out));
   }
   const std::string_view bytes = Bytes(t);
   const int64_t rows = t.rows();
@@ -254,7 +281,8 @@ absl::Status GgufMapping::PermuteColumnGroups(const TensorInfo& t, const std::st
   int64_t block_elems = 0, block_bytes = 0;
   TensorTypeBlock(static_cast<uint32_t>(t.type), &block_elems, &block_bytes);
   oxi_dtype dtype;
-  if (!ServedAsIs(t.type, &dtype) || group % block_elems != 0) {
+  const bool served = ServedAsIs(t.type, &dtype);
+  if (!served || group % block_elems != 0) {
     absl::StatusOr<std::vector<float>> v = Floats(t);
     if (!v.ok()) return v.status();
     std::vector<float> out(v->size());
@@ -264,7 +292,9 @@ absl::Status GgufMapping::PermuteColumnGroups(const TensorInfo& t, const std::st
                     group * sizeof(float));
       }
     }
-    return Floats(name, std::move(shape), std::move(out));
+    // A served type whose blocks straddle the groups stays exact (float32).
+    if (served) return Floats(name, std::move(shape), std::move(out));
+    return Dequantised(name, std::move(shape), std::move(out));
   }
   const std::string_view bytes = Bytes(t);
   const size_t row_bytes = bytes.size() / static_cast<size_t>(rows);

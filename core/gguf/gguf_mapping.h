@@ -17,6 +17,13 @@
 
 namespace oxinfer::gguf {
 
+// How a matrix whose type the plugins cannot take as stored (K-quants, Q4_1,
+// Q5_0, Q5_1) is served: requantised to Q8_0 (the default: a quarter of
+// float32's bytes, and the quantised kernels) or, with
+// OXINFER_GGUF_KQUANT=f32, as its exact float32 values.
+enum class KQuantPolicy { kQ8_0, kF32 };
+absl::StatusOr<KQuantPolicy> KQuantPolicyFromEnv();
+
 class GgufMapping {
  public:
   // `tensors` false: the maps stop after the config (gguf_checkpoint.h).
@@ -46,6 +53,10 @@ class GgufMapping {
   // Float32 values (owned) under `name`.
   absl::Status Floats(const std::string& name, std::vector<int64_t> shape,
                       std::vector<float> values);
+  // Values dequantised from a type served otherwise, under `name`: as Q8_0
+  // for matrices whose rows are whole Q8_0 blocks (KQuantPolicy), else f32.
+  absl::Status Dequantised(const std::string& name, std::vector<int64_t> shape,
+                           std::vector<float> values);
   // Row r of the result is row src_row[r] of `t` (ggml rows: ne[1..]).
   absl::Status PermuteRows(const TensorInfo& t, const std::string& name, std::vector<int64_t> shape,
                            const std::vector<int64_t>& src_row);

@@ -97,8 +97,5 @@ bool SameBits(const std::vector<float>& a, const std::vector<float>& b) {
 
 std::string MessageOf(const sdk::Status& s) { return s.ok() ? "OK" : s.message(); }
 
-ScopedEnv::ScopedEnv(const char* name, const char* value) : name_(name) { setenv(name, value, 1); }
-ScopedEnv::~ScopedEnv() { unsetenv(name_.c_str()); }
-
 }  // namespace testing
 }  // namespace oxinfer

@@ -10,6 +10,7 @@
 
 #include "oxinfer/backend_abi.h"
 #include "oxinfer/sdk/compute.hpp"
+#include "tests/support/scoped_env.h"
 
 namespace oxinfer {
 namespace testing {
@@ -39,16 +40,6 @@ bool SameBits(const std::vector<float>& a, const std::vector<float>& b);
 
 // An error status's message, or "OK".
 std::string MessageOf(const sdk::Status& s);
-
-// Sets an environment variable for the scope.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value);
-  ~ScopedEnv();
-
- private:
-  std::string name_;
-};
 
 }  // namespace testing
 }  // namespace oxinfer

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -25,6 +26,8 @@
 #include "nlohmann/json.hpp"
 #include "oxinfer/sdk/weights.hpp"
 #include "tests/models/gemma4/gemma4_test_util.h"
+#include "tests/support/kquant_served.h"
+#include "tests/support/scoped_env.h"
 
 namespace oxinfer {
 namespace gemma4_test {
@@ -122,10 +125,12 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 // K-quants (Q4_K / Q6_K, which the converter does not write): a tiny random
-// model 256 wide, requantised by tools/reference/gguf/make_kquant_ggufs.py,
-// dequantised at open; its logits equal transformers' float32 run on the
-// values the file holds (tiny_kquant.reference.safetensors).
+// model 256 wide, requantised by tools/reference/gguf/make_kquant_ggufs.py.
+// With OXINFER_GGUF_KQUANT=f32, dequantised exactly at open: its logits equal
+// transformers' float32 run on the values the file holds
+// (tiny_kquant.reference.safetensors).
 TEST(Gemma4GgufKQuants, Q4KAndQ6KFilesRunLikeTransformersOnTheirValues) {
+  testing::ScopedEnv exact_values("OXINFER_GGUF_KQUANT", "f32");
   const std::string path = GgufPath("tiny_kquant.gguf");
   auto c = gguf::OpenGgufCheckpoint(path, LoadMode::kMmap);
   ASSERT_TRUE(c.ok()) << c.status();
@@ -183,18 +188,52 @@ TEST(Gemma4GgufKQuants, Q4KAndQ6KFilesRunLikeTransformersOnTheirValues) {
   }
 }
 
-// Float values of a served tensor (Q8_0 dequantised by core/gguf).
-std::vector<float> Values(const oxi_weight_tensor& t) {
-  int64_t n = 1;
-  for (int i = 0; i < t.ndim; ++i) n *= t.shape[i];
-  std::vector<float> v(static_cast<size_t>(n));
-  if (t.dtype == OXI_DTYPE_Q8_0 || t.dtype == OXI_DTYPE_Q4_0) {
-    const auto type = t.dtype == OXI_DTYPE_Q8_0 ? gguf::TensorType::kQ8_0 : gguf::TensorType::kQ4_0;
-    EXPECT_TRUE(gguf::Dequantize(type, t.data, n, v.data()).ok());
-  } else {
-    for (int64_t i = 0; i < n; ++i) v[i] = sdk::LoadFloat(t.data, t.dtype, i);
+// By default the K-quant matrices are served as Q8_0 (a quarter of float32's
+// bytes; the quantised kernels): each block within half a step of the file's
+// values, everything else as with OXINFER_GGUF_KQUANT=f32, and the logits,
+// teacher-forced on the exact run's greedy path, near the exact run's (the
+// bound is relative to the logits' norm; Q8_0 weights quantise the
+// activations too).
+TEST(Gemma4GgufKQuants, ServedAsQ8_0ByDefaultNearTheExactValues) {
+  auto staged = gguf::StagedGguf::Create(GgufPath("tiny_kquant.gguf"));
+  ASSERT_TRUE(staged.ok()) << staged.status();
+  EXPECT_GE(testing::ExpectKQuantsServedAsQ8_0((*staged)->dir(), HostServices()), 7);
+  for (const auto& be : Backends()) {
+    Model fast((*staged)->dir(), be->iface());
+    std::optional<Model> exact;
+    {
+      testing::ScopedEnv env("OXINFER_GGUF_KQUANT", "f32");
+      exact.emplace((*staged)->dir(), be->iface());
+    }
+    ASSERT_TRUE(fast.ok() && exact->ok());
+    const int64_t V = fast.vocab();
+    const std::vector<std::vector<int32_t>> prompts = {{2, 10, 20, 30}, {2, 7, 7, 7, 7, 100, 3}};
+    for (size_t i = 0; i < prompts.size(); ++i) {
+      std::vector<float> a = fast.Feed(0, prompts[i]), b = exact->Feed(0, prompts[i]);
+      double worst = 0;
+      int same = 0;
+      const int steps = 16;
+      for (int g = 0; g < steps; ++g) {
+        double num = 0, den = 0;
+        for (int64_t v = 0; v < V; ++v) {
+          num += (a[v] - b[v]) * static_cast<double>(a[v] - b[v]);
+          den += b[v] * static_cast<double>(b[v]);
+        }
+        worst = std::max(worst, std::sqrt(num / den));
+        const int32_t next = ArgMax(b.data(), V);
+        same += ArgMax(a.data(), V) == next;
+        a = fast.Feed(0, {next});
+        b = exact->Feed(0, {next});
+      }
+      EXPECT_LE(worst, 0.15) << "p" << i << ", " << be->name();
+      std::printf(
+          "[ diff ] tiny_kquant.gguf as Q8_0 p%zu: |q8 - f32| / |f32| of the logits at most %.3f, "
+          "argmax equal %d/%d (teacher-forced)  (%s)\n",
+          i, worst, same, steps, be->name().c_str());
+      fast.Free(0);
+      exact->Free(0);
+    }
   }
-  return v;
 }
 
 // Every tensor served from the file, under transformers' name and shape,
@@ -222,7 +261,7 @@ TEST(Gemma4GgufTensors, ServedTensorsHoldTheFoldersValues) {
       ASSERT_NE(f, nullptr) << name << ": " << t.name << " is not in the folder";
       ASSERT_EQ(t.ndim, f->ndim) << t.name;
       for (int d = 0; d < t.ndim; ++d) ASSERT_EQ(t.shape[d], f->shape[d]) << t.name;
-      const std::vector<float> a = Values(t), b = Values(*f);
+      const std::vector<float> a = testing::ServedValues(t), b = testing::ServedValues(*f);
       float worst = 0, scale = 0;
       for (size_t j = 0; j < a.size(); ++j) {
         worst = std::max(worst, std::fabs(a[j] - b[j]));

@@ -10,7 +10,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -21,6 +23,8 @@
 #include "core/tokenizer/tokenizer.h"
 #include "gtest/gtest.h"
 #include "tests/models/qwen35/qwen35_test_support.h"
+#include "tests/support/kquant_served.h"
+#include "tests/support/scoped_env.h"
 
 namespace oxinfer {
 namespace qwen35 {
@@ -115,10 +119,12 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 // K-quants (Q4_K / Q6_K, which the converter does not write): a tiny random
-// Qwen 3.5 256 wide, requantised by tools/reference/gguf/make_kquant_ggufs.py,
-// dequantised at open; its logits equal transformers' float32 run on the
-// values the file holds (tiny_kquant.reference.safetensors).
+// Qwen 3.5 256 wide, requantised by tools/reference/gguf/make_kquant_ggufs.py.
+// With OXINFER_GGUF_KQUANT=f32, dequantised exactly at open: its logits equal
+// transformers' float32 run on the values the file holds
+// (tiny_kquant.reference.safetensors).
 TEST(Qwen35GgufKQuants, Q4KAndQ6KFilesRunLikeTransformersOnTheirValues) {
+  testing::ScopedEnv exact("OXINFER_GGUF_KQUANT", "f32");
   const std::string path = GgufPath("tiny_kquant.gguf");
   auto c = gguf::OpenGgufCheckpoint(path, LoadMode::kMmap);
   ASSERT_TRUE(c.ok()) << c.status();
@@ -162,18 +168,67 @@ TEST(Qwen35GgufKQuants, Q4KAndQ6KFilesRunLikeTransformersOnTheirValues) {
   }
 }
 
-// Float values of a served tensor (Q8_0 dequantised by core/gguf).
-std::vector<float> Values(const oxi_weight_tensor& t) {
-  int64_t n = 1;
-  for (int i = 0; i < t.ndim; ++i) n *= t.shape[i];
-  std::vector<float> v(static_cast<size_t>(n));
-  if (t.dtype == OXI_DTYPE_Q8_0 || t.dtype == OXI_DTYPE_Q4_0) {
-    const auto type = t.dtype == OXI_DTYPE_Q8_0 ? gguf::TensorType::kQ8_0 : gguf::TensorType::kQ4_0;
-    EXPECT_TRUE(gguf::Dequantize(type, t.data, n, v.data()).ok());
-  } else {
-    for (int64_t i = 0; i < n; ++i) v[i] = sdk::LoadFloat(t.data, t.dtype, i);
+// An OXINFER_GGUF_KQUANT that is neither q8_0 nor f32 is refused, named.
+TEST(Qwen35GgufKQuants, AnUnknownPolicyIsRefusedNamingTheVariable) {
+  testing::ScopedEnv bogus("OXINFER_GGUF_KQUANT", "q4_k");
+  auto c = gguf::OpenGgufCheckpoint(GgufPath("tiny_kquant.gguf"), LoadMode::kMmap);
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("OXINFER_GGUF_KQUANT='q4_k'"), std::string::npos)
+      << c.status();
+}
+
+// By default the K-quant matrices are served as Q8_0 (a quarter of float32's
+// bytes; the quantised kernels): each block within half a step (plus the f16
+// scale's rounding) of the file's values, everything else as with
+// OXINFER_GGUF_KQUANT=f32, and the logits near the exact run's. The tiny
+// random model's Q8_0 runs are ~0.1-1 from float32 (activations are quantised
+// too, see Qwen35Gguf above); the bound is relative to the logits' norm.
+TEST(Qwen35GgufKQuants, ServedAsQ8_0ByDefaultNearTheExactValues) {
+  const std::string path = GgufPath("tiny_kquant.gguf");
+  auto staged = gguf::StagedGguf::Create(path);
+  ASSERT_TRUE(staged.ok()) << staged.status();
+  const int requantised = testing::ExpectKQuantsServedAsQ8_0((*staged)->dir(), Host());
+  EXPECT_GE(requantised, 7);  // every Q4_K / Q6_K matrix of the file
+
+  Reference ref("gguf", "tiny_kquant.reference");
+  ASSERT_TRUE(ref.ok());
+  for (const auto& be : Backends()) {
+    TestModel fast((*staged)->dir(), be->iface());
+    std::optional<TestModel> exact;
+    {
+      testing::ScopedEnv env("OXINFER_GGUF_KQUANT", "f32");
+      exact.emplace((*staged)->dir(), be->iface());
+    }
+    ASSERT_TRUE(fast.ok() && exact->ok());
+    const int64_t V = fast.vocab();
+    for (int i = 0; i < 3; ++i) {
+      const std::vector<int32_t> tokens = ref.Tokens(i);
+      const std::vector<int32_t> greedy = ref.Ints(Reference::P(i, "greedy"));
+      std::vector<float> a = fast.Last(tokens), b = exact->Last(tokens);
+      double worst = 0;
+      int same = 0;
+      for (size_t g = 0; g < greedy.size(); ++g) {
+        double num = 0, den = 0;
+        for (int64_t v = 0; v < V; ++v) {
+          num += (a[v] - b[v]) * static_cast<double>(a[v] - b[v]);
+          den += b[v] * static_cast<double>(b[v]);
+        }
+        worst = std::max(worst, std::sqrt(num / den));
+        same += Argmax(a.data(), V) == Argmax(b.data(), V);
+        // Both follow the exact run's greedy path.
+        const int32_t next = greedy[g];
+        a = fast.Last(&next, 1);
+        b = exact->Last(&next, 1);
+      }
+      EXPECT_LE(worst, 0.15) << "p" << i << ", " << be->name();
+      std::printf(
+          "[ diff ] tiny_kquant.gguf as Q8_0 p%d: |q8 - f32| / |f32| of the logits at most %.3f, "
+          "argmax equal %d/%zu (teacher-forced)  (%s)\n",
+          i, worst, same, greedy.size(), be->name().c_str());
+      fast.Free(0);
+      exact->Free(0);
+    }
   }
-  return v;
 }
 
 // Every tensor the plugin reads, served from the file under transformers'
@@ -199,7 +254,7 @@ TEST(Qwen35GgufTensors, ServedTensorsHoldTheFoldersValues) {
       ASSERT_NE(f, nullptr) << name << ": " << t.name << " is not in the folder";
       ASSERT_EQ(t.ndim, f->ndim) << t.name;
       for (int d = 0; d < t.ndim; ++d) ASSERT_EQ(t.shape[d], f->shape[d]) << t.name;
-      const std::vector<float> a = Values(t), b = Values(*f);
+      const std::vector<float> a = testing::ServedValues(t), b = testing::ServedValues(*f);
       float worst = 0, scale = 0;
       for (size_t j = 0; j < a.size(); ++j) {
         worst = std::max(worst, std::fabs(a[j] - b[j]));
