@@ -1,4 +1,5 @@
 // Statements: output, if, for, set, macro, call, filter blocks.
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -42,6 +43,7 @@ Value MakeLoop(const std::vector<Value>& items, int64_t i) {
 
 Renderer::~Renderer() {
   for (auto& c : closures_) c->reset();
+  for (Value& ns : assigned_namespaces_) ns.object().Clear();
 }
 
 absl::Status Renderer::RenderBody(const Body& body, const ScopePtr& scope, std::string* out) {
@@ -136,6 +138,10 @@ absl::Status Renderer::Assign(const Node& n, const ScopePtr& scope, Value v) {
                                             n.targets[0], "': not a namespace"));
     }
     ns->object().Set(n.ns_attr, std::move(v));
+    if (std::none_of(assigned_namespaces_.begin(), assigned_namespaces_.end(),
+                     [&](const Value& a) { return &a.object() == &ns->object(); })) {
+      assigned_namespaces_.push_back(*ns);
+    }
     return absl::OkStatus();
   }
   if (n.targets.size() == 1) {

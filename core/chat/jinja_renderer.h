@@ -23,7 +23,9 @@ class Renderer {
   explicit Renderer(const JinjaBudget& budget) : budget_(budget) {}
   Renderer(const Renderer&) = delete;
   Renderer& operator=(const Renderer&) = delete;
-  // Breaks the reference cycles of macros stored in the scopes they capture.
+  // Breaks the reference cycles of macros stored in the scopes they capture,
+  // and of namespaces assigned into (`set ns.n = ns`, or a namespace holding a
+  // macro that captures it): both can only be made during this render.
   ~Renderer();
 
   // Appends the output of `body` to *out.
@@ -66,6 +68,7 @@ class Renderer {
   const Value* pipe_input_ = nullptr;
   int depth_ = 0;  // macro calls in progress
   std::vector<std::shared_ptr<ScopePtr>> closures_;
+  std::vector<Value> assigned_namespaces_;
 };
 
 }  // namespace oxinfer::chat::jinja_internal

@@ -141,6 +141,10 @@ class Object {
   void Set(const std::string& key, Value value);
   size_t size() const { return items_.size(); }
   const std::vector<std::pair<std::string, Value>>& items() const { return items_; }
+  void Clear() {
+    items_.clear();
+    index_.clear();
+  }
 
  private:
   std::vector<std::pair<std::string, Value>> items_;

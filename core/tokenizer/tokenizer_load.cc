@@ -11,12 +11,14 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "core/limits.h"
 #include "core/mapped_file.h"
 #include "core/tokenizer/config_json.h"
 #include "core/tokenizer/json.h"
 #include "core/tokenizer/tokenizer.h"
 #include "core/tokenizer/tokenizer_impl.h"
+#include "core/tokenizer/utf8.h"
 
 namespace oxinfer {
 namespace tokenizer {
@@ -41,6 +43,20 @@ absl::StatusOr<std::unique_ptr<Tokenizer>> Tokenizer::FromFile(const std::string
 }
 
 absl::StatusOr<std::unique_ptr<Tokenizer>> Tokenizer::FromJson(absl::string_view json) {
+  // A JSON text is UTF-8 (RFC 8259), and `tokenizers` reads the file into a
+  // Rust String, which refuses anything else; raw invalid bytes inside a
+  // token would otherwise come back out of Decode as invalid UTF-8.
+  if (!IsValidUtf8(json)) {
+    size_t pos = 0;
+    while (pos < json.size()) {
+      const size_t len = ValidSequenceLength(json, pos);
+      if (len == 0) break;
+      pos += len;
+    }
+    return absl::InvalidArgumentError(
+        absl::StrFormat("tokenizer.json: not valid UTF-8 (byte 0x%02x at offset %d)",
+                        static_cast<unsigned char>(json[pos]), pos));
+  }
   JsonValue root;
   JsonReader reader(json);
   absl::Status s = reader.ParseDocument(&root, {"model.vocab", "model.merges"});

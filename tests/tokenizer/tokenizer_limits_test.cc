@@ -42,6 +42,17 @@ TEST(TokenizerLimitsTest, IdsAreBounded) {
                 "added_tokens: id of '<x>'");
 }
 
+// As `tokenizers` does (it reads the file into a String): a byte that is not
+// UTF-8 anywhere in the file (here inside a vocabulary key, where it would
+// otherwise come back out of Decode) is refused, with its offset.
+TEST(TokenizerLimitsTest, InvalidUtf8IsRefusedWithItsOffset) {
+  const std::string json = WithVocab("{\"a\": 0, \"b\x8d\": 1}");
+  ExpectRefused(json,
+                absl::StrCat("not valid UTF-8 (byte 0x8d at offset ", json.find('\x8d'), ")"));
+  ExpectRefused(WithVocab(R"({"a": 0})") + "\xc3", "not valid UTF-8 (byte 0xc3");
+  ExpectRefused(WithVocab("{\"\xed\xa0\x80\": 0}"), "not valid UTF-8 (byte 0xed");  // a surrogate
+}
+
 TEST(TokenizerLimitsTest, DeepNestingIsRefused) {
   std::string deep = std::string(100000, '[') + std::string(100000, ']');
   auto t = Tokenizer::FromJson(absl::StrCat(R"({"x": )", deep, "}"));
