@@ -283,9 +283,7 @@ absl::Status MapGemma4(GgufMapping& m, GgufCheckpoint* out) {
       // Rows are looked up (GET_ROWS) in float, Q8_0 and Q4_0 tables; a
       // K-quant table is dequantised here (to Q8_0 by default: the per-layer
       // table of E2B is 4.7 GB as float32 against 1.2 GB as Q8_0).
-      absl::StatusOr<std::vector<float>> v = m.Floats(info);
-      if (!v.ok()) return v.status();
-      if (absl::Status s = m.Dequantised(hf, HfShape(info), *std::move(v)); !s.ok()) return s;
+      if (absl::Status s = m.DequantisedRows(info, hf, HfShape(info), {}); !s.ok()) return s;
       continue;
     }
     if (absl::Status s = m.AsIs(info, hf, HfShape(info)); !s.ok()) return s;

@@ -219,15 +219,53 @@ absl::Status GgufMapping::Dequantised(const std::string& name, std::vector<int64
   return absl::OkStatus();
 }
 
+absl::Status GgufMapping::DequantisedRows(const TensorInfo& t, const std::string& name,
+                                          std::vector<int64_t> shape,
+                                          const std::vector<int64_t>& src_row) {
+  absl::StatusOr<KQuantPolicy> policy = KQuantPolicyFromEnv();
+  if (!policy.ok()) return policy.status();
+  const int64_t rows = t.rows(), cols = t.cols();
+  int64_t block_elems = 0, block_bytes = 0;
+  const bool streamed =
+      *policy == KQuantPolicy::kQ8_0 && shape.size() >= 2 && shape.back() == cols &&
+      cols % kQ8_0BlockElems == 0 &&
+      TensorTypeBlock(static_cast<uint32_t>(t.type), &block_elems, &block_bytes) &&
+      cols % block_elems == 0;
+  if (!streamed) {
+    absl::StatusOr<std::vector<float>> v = Floats(t);
+    if (!v.ok()) return v.status();
+    if (src_row.empty()) return Dequantised(name, std::move(shape), *std::move(v));
+    std::vector<float> out(v->size());
+    for (size_t r = 0; r < src_row.size(); ++r) {
+      std::memcpy(&out[r * cols], &(*v)[src_row[r] * cols], cols * sizeof(float));
+    }
+    return Dequantised(name, std::move(shape), std::move(out));
+  }
+  // Row by row, so that a large table (Qwen 3.5's 248320 x 1024 Q6_K
+  // embedding) never exists as float32 in full.
+  const std::string_view bytes = Bytes(t);
+  const size_t src_row_bytes = static_cast<size_t>(cols / block_elems * block_bytes);
+  const size_t dst_row_bytes = static_cast<size_t>(cols / kQ8_0BlockElems * kQ8_0BlockBytes);
+  std::vector<uint8_t> out(static_cast<size_t>(rows) * dst_row_bytes);
+  std::vector<float> row(static_cast<size_t>(cols));
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t from = src_row.empty() ? r : src_row[r];
+    absl::Status s = Dequantize(t.type, bytes.data() + from * src_row_bytes, cols, row.data());
+    if (!s.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(source(), ": tensor '", t.name, "': ", s.message()));
+    }
+    QuantizeQ8_0(row.data(), cols, out.data() + r * dst_row_bytes);
+  }
+  AddOwned(name, OXI_DTYPE_Q8_0, std::move(shape), std::move(out));
+  return absl::OkStatus();
+}
+
 absl::Status GgufMapping::AsIs(const TensorInfo& t, const std::string& name,
                                std::vector<int64_t> shape) {
   if (absl::Status s = Check(t, name, shape); !s.ok()) return s;
   oxi_dtype dtype;
-  if (!ServedAsIs(t.type, &dtype)) {
-    absl::StatusOr<std::vector<float>> v = Floats(t);
-    if (!v.ok()) return v.status();
-    return Dequantised(name, std::move(shape), *std::move(v));
-  }
+  if (!ServedAsIs(t.type, &dtype)) return DequantisedRows(t, name, std::move(shape), {});
   const std::string_view bytes = Bytes(t);
   CheckpointTensor c;
   c.name = name;
@@ -244,23 +282,13 @@ absl::Status GgufMapping::PermuteRows(const TensorInfo& t, const std::string& na
                                       const std::vector<int64_t>& src_row) {
   if (absl::Status s = Check(t, name, shape); !s.ok()) return s;
   oxi_dtype dtype;
-  if (!ServedAsIs(t.type, &dtype)) {
-    // Dequantised rows of ne[0] floats.
-    absl::StatusOr<std::vector<float>> v = Floats(t);
-    if (!v.ok()) return v.status();
-    const int64_t cols = t.cols();
-    std::vector<float> out(v->size());
-    for (size_t r = 0; r < src_row.size(); ++r) {
-      std::memcpy(&out[r * cols], &(*v)[src_row[r] * cols], cols * sizeof(float));
-    }
-    return Dequantised(name, std::move(shape), std::move(out));
-  }
-  const std::string_view bytes = Bytes(t);
   const int64_t rows = t.rows();
   if (static_cast<int64_t>(src_row.size()) != rows) {
     return absl::InternalError(absl::StrCat(source(), ": ", t.name, ": row map of ", src_row.size(),
                                             " for ", rows, " rows"));
   }
+  if (!ServedAsIs(t.type, &dtype)) return DequantisedRows(t, name, std::move(shape), src_row);
+  const std::string_view bytes = Bytes(t);
   const size_t row_bytes = bytes.size() / static_cast<size_t>(rows);
   std::vector<uint8_t> out(bytes.size());
   for (int64_t r = 0; r < rows; ++r) {

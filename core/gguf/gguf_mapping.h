@@ -57,6 +57,11 @@ class GgufMapping {
   // for matrices whose rows are whole Q8_0 blocks (KQuantPolicy), else f32.
   absl::Status Dequantised(const std::string& name, std::vector<int64_t> shape,
                            std::vector<float> values);
+  // `t` (of a type served otherwise) dequantised under `name`, row r from
+  // source row src_row[r] (all in order if empty): as Dequantised, streamed
+  // row by row into Q8_0 where the rows are whole blocks.
+  absl::Status DequantisedRows(const TensorInfo& t, const std::string& name,
+                               std::vector<int64_t> shape, const std::vector<int64_t>& src_row);
   // Row r of the result is row src_row[r] of `t` (ggml rows: ne[1..]).
   absl::Status PermuteRows(const TensorInfo& t, const std::string& name, std::vector<int64_t> shape,
                            const std::vector<int64_t>& src_row);
