@@ -27,6 +27,15 @@ std::vector<float> ServedValues(const oxi_weight_tensor& t) {
   return v;
 }
 
+double RelativeL2(const float* a, const float* b, int64_t n) {
+  double num = 0, den = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    num += (a[i] - b[i]) * static_cast<double>(a[i] - b[i]);
+    den += b[i] * static_cast<double>(b[i]);
+  }
+  return std::sqrt(num / den);
+}
+
 int ExpectKQuantsServedAsQ8_0(const std::string& dir, const oxi_host_services* host) {
   auto q8 = sdk::Weights::Open(dir, true, host);
   EXPECT_TRUE(q8.ok()) << dir;

@@ -4,6 +4,7 @@
 #ifndef OXINFER_TESTS_SUPPORT_KQUANT_SERVED_H_
 #define OXINFER_TESTS_SUPPORT_KQUANT_SERVED_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,10 @@ namespace testing {
 
 // A served tensor's values as float32 (Q8_0 / Q4_0 blocks dequantised).
 std::vector<float> ServedValues(const oxi_weight_tensor& t);
+
+// |a - b| / |b| (L2) of two n-vectors: how far the requantised model's
+// logits lie from the exact run's.
+double RelativeL2(const float* a, const float* b, int64_t n);
 
 // Opens the staged folder `dir` both ways and checks, with gtest
 // expectations, that every tensor is the same but for matrices served as

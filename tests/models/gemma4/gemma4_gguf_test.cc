@@ -214,12 +214,7 @@ TEST(Gemma4GgufKQuants, ServedAsQ8_0ByDefaultNearTheExactValues) {
       int same = 0;
       const int steps = 16;
       for (int g = 0; g < steps; ++g) {
-        double num = 0, den = 0;
-        for (int64_t v = 0; v < V; ++v) {
-          num += (a[v] - b[v]) * static_cast<double>(a[v] - b[v]);
-          den += b[v] * static_cast<double>(b[v]);
-        }
-        worst = std::max(worst, std::sqrt(num / den));
+        worst = std::max(worst, testing::RelativeL2(a.data(), b.data(), V));
         const int32_t next = ArgMax(b.data(), V);
         same += ArgMax(a.data(), V) == next;
         a = fast.Feed(0, {next});

@@ -208,12 +208,7 @@ TEST(Qwen35GgufKQuants, ServedAsQ8_0ByDefaultNearTheExactValues) {
       double worst = 0;
       int same = 0;
       for (size_t g = 0; g < greedy.size(); ++g) {
-        double num = 0, den = 0;
-        for (int64_t v = 0; v < V; ++v) {
-          num += (a[v] - b[v]) * static_cast<double>(a[v] - b[v]);
-          den += b[v] * static_cast<double>(b[v]);
-        }
-        worst = std::max(worst, std::sqrt(num / den));
+        worst = std::max(worst, testing::RelativeL2(a.data(), b.data(), V));
         same += Argmax(a.data(), V) == Argmax(b.data(), V);
         // Both follow the exact run's greedy path.
         const int32_t next = greedy[g];
