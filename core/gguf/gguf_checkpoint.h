@@ -44,7 +44,7 @@ struct GgufCheckpoint {
   std::string tokenizer_json;
   std::string tokenizer_config_json;  // holds the chat template when the file has one
   std::vector<CheckpointTensor> tensors;
-  std::deque<std::vector<uint8_t>> owned;  // converted tensors' bytes
+  std::deque<std::unique_ptr<uint8_t[]>> owned;  // converted tensors' bytes
 };
 
 // Opens and maps (or reads) `path` and builds everything above; with

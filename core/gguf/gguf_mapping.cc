@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <utility>
 
 #include "absl/strings/numbers.h"
@@ -9,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "core/gguf/dequantize.h"
 #include "core/gguf/quantize_q8_0.h"
+#include "core/thread_pool.h"
 
 namespace oxinfer::gguf {
 namespace {
@@ -167,20 +169,20 @@ absl::Status GgufMapping::Check(const TensorInfo& t, const std::string& name,
   return absl::OkStatus();
 }
 
-void GgufMapping::AddOwned(const std::string& name, oxi_dtype dtype, std::vector<int64_t> shape,
-                           std::vector<uint8_t> bytes) {
+uint8_t* GgufMapping::AddOwned(const std::string& name, oxi_dtype dtype, std::vector<int64_t> shape,
+                               size_t size) {
   // 64-byte aligned, as the kernels expect of weights (a file's mapping is
-  // page-aligned and GGUF aligns tensors).
-  std::vector<uint8_t>& owned = out_->owned.emplace_back(bytes.size() + 64);
-  uint8_t* data = owned.data() + (64 - reinterpret_cast<uintptr_t>(owned.data()) % 64) % 64;
-  std::memcpy(data, bytes.data(), bytes.size());
+  // page-aligned and GGUF aligns tensors). Not zeroed: the caller writes it all.
+  std::unique_ptr<uint8_t[]>& owned = out_->owned.emplace_back(new uint8_t[size + 64]);
+  uint8_t* data = owned.get() + (64 - reinterpret_cast<uintptr_t>(owned.get()) % 64) % 64;
   CheckpointTensor c;
   c.name = name;
   c.dtype = dtype;
   c.shape = std::move(shape);
   c.data = data;
-  c.size = bytes.size();
+  c.size = size;
   out_->tensors.push_back(std::move(c));
+  return data;
 }
 
 absl::Status GgufMapping::Floats(const std::string& name, std::vector<int64_t> shape,
@@ -188,11 +190,44 @@ absl::Status GgufMapping::Floats(const std::string& name, std::vector<int64_t> s
   if (static_cast<int64_t>(values.size()) != Numel(shape)) {
     return absl::InternalError(absl::StrCat(source(), ": ", name, ": size mismatch"));
   }
-  std::vector<uint8_t> bytes(values.size() * sizeof(float));
-  std::memcpy(bytes.data(), values.data(), bytes.size());
-  AddOwned(name, OXI_DTYPE_F32, std::move(shape), std::move(bytes));
+  const size_t size = values.size() * sizeof(float);
+  std::memcpy(AddOwned(name, OXI_DTYPE_F32, std::move(shape), size), values.data(), size);
   return absl::OkStatus();
 }
+
+namespace {
+
+// Dequantises rows [begin, end) of one tensor and requantises them to Q8_0;
+// the first failure is kept (every row is checked by the same decoder, so
+// which one is reported does not matter).
+struct RequantiseJob {
+  TensorType type = TensorType::kF32;
+  const uint8_t* src = nullptr;
+  const int64_t* src_row = nullptr;  // null: row r is source row r
+  int64_t cols = 0;
+  size_t src_row_bytes = 0, dst_row_bytes = 0;
+  uint8_t* dst = nullptr;
+  std::mutex mu;
+  absl::Status error;
+
+  static void Run(void* ctx, int64_t begin, int64_t end, int32_t /*thread_index*/) {
+    RequantiseJob& job = *static_cast<RequantiseJob*>(ctx);
+    std::vector<float> row(static_cast<size_t>(job.cols));
+    for (int64_t r = begin; r < end; ++r) {
+      const int64_t from = job.src_row == nullptr ? r : job.src_row[r];
+      absl::Status s =
+          Dequantize(job.type, job.src + from * job.src_row_bytes, job.cols, row.data());
+      if (!s.ok()) {
+        std::lock_guard<std::mutex> lock(job.mu);
+        if (job.error.ok()) job.error = std::move(s);
+        return;
+      }
+      QuantizeQ8_0(row.data(), job.cols, job.dst + r * job.dst_row_bytes);
+    }
+  }
+};
+
+}  // namespace
 
 absl::StatusOr<KQuantPolicy> KQuantPolicyFromEnv() {
   const char* v = std::getenv("OXINFER_GGUF_KQUANT");
@@ -213,9 +248,8 @@ absl::Status GgufMapping::Dequantised(const std::string& name, std::vector<int64
     return absl::InternalError(absl::StrCat(source(), ": ", name, ": size mismatch"));
   }
   const int64_t n = static_cast<int64_t>(values.size());
-  std::vector<uint8_t> bytes(static_cast<size_t>(n / kQ8_0BlockElems * kQ8_0BlockBytes));
-  QuantizeQ8_0(values.data(), n, bytes.data());
-  AddOwned(name, OXI_DTYPE_Q8_0, std::move(shape), std::move(bytes));
+  const size_t size = static_cast<size_t>(n / kQ8_0BlockElems * kQ8_0BlockBytes);
+  QuantizeQ8_0(values.data(), n, AddOwned(name, OXI_DTYPE_Q8_0, std::move(shape), size));
   return absl::OkStatus();
 }
 
@@ -242,22 +276,24 @@ absl::Status GgufMapping::DequantisedRows(const TensorInfo& t, const std::string
     return Dequantised(name, std::move(shape), std::move(out));
   }
   // Row by row, so that a large table (Qwen 3.5's 248320 x 1024 Q6_K
-  // embedding) never exists as float32 in full.
+  // embedding) never exists as float32 in full; rows in parallel on the
+  // host's pool, since this is most of such a file's load time.
   const std::string_view bytes = Bytes(t);
-  const size_t src_row_bytes = static_cast<size_t>(cols / block_elems * block_bytes);
-  const size_t dst_row_bytes = static_cast<size_t>(cols / kQ8_0BlockElems * kQ8_0BlockBytes);
-  std::vector<uint8_t> out(static_cast<size_t>(rows) * dst_row_bytes);
-  std::vector<float> row(static_cast<size_t>(cols));
-  for (int64_t r = 0; r < rows; ++r) {
-    const int64_t from = src_row.empty() ? r : src_row[r];
-    absl::Status s = Dequantize(t.type, bytes.data() + from * src_row_bytes, cols, row.data());
-    if (!s.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(source(), ": tensor '", t.name, "': ", s.message()));
-    }
-    QuantizeQ8_0(row.data(), cols, out.data() + r * dst_row_bytes);
+  RequantiseJob job;
+  job.type = t.type;
+  job.src = reinterpret_cast<const uint8_t*>(bytes.data());
+  job.src_row = src_row.empty() ? nullptr : src_row.data();
+  job.cols = cols;
+  job.src_row_bytes = static_cast<size_t>(cols / block_elems * block_bytes);
+  job.dst_row_bytes = static_cast<size_t>(cols / kQ8_0BlockElems * kQ8_0BlockBytes);
+  job.dst = AddOwned(name, OXI_DTYPE_Q8_0, std::move(shape),
+                     static_cast<size_t>(rows) * job.dst_row_bytes);
+  ThreadPool::Global().ParallelFor(rows, /*grain=*/16, &RequantiseJob::Run, &job);
+  if (!job.error.ok()) {
+    // The whole load fails with this, so the half-written tensor is unused.
+    return absl::InvalidArgumentError(
+        absl::StrCat(source(), ": tensor '", t.name, "': ", job.error.message()));
   }
-  AddOwned(name, OXI_DTYPE_Q8_0, std::move(shape), std::move(out));
   return absl::OkStatus();
 }
 
@@ -290,11 +326,10 @@ absl::Status GgufMapping::PermuteRows(const TensorInfo& t, const std::string& na
   if (!ServedAsIs(t.type, &dtype)) return DequantisedRows(t, name, std::move(shape), src_row);
   const std::string_view bytes = Bytes(t);
   const size_t row_bytes = bytes.size() / static_cast<size_t>(rows);
-  std::vector<uint8_t> out(bytes.size());
+  uint8_t* out = AddOwned(name, dtype, std::move(shape), bytes.size());
   for (int64_t r = 0; r < rows; ++r) {
-    std::memcpy(&out[r * row_bytes], bytes.data() + src_row[r] * row_bytes, row_bytes);
+    std::memcpy(out + r * row_bytes, bytes.data() + src_row[r] * row_bytes, row_bytes);
   }
-  AddOwned(name, dtype, std::move(shape), std::move(out));
   return absl::OkStatus();
 }
 
@@ -327,14 +362,13 @@ absl::Status GgufMapping::PermuteColumnGroups(const TensorInfo& t, const std::st
   const std::string_view bytes = Bytes(t);
   const size_t row_bytes = bytes.size() / static_cast<size_t>(rows);
   const size_t group_bytes = static_cast<size_t>(group / block_elems * block_bytes);
-  std::vector<uint8_t> out(bytes.size());
+  uint8_t* out = AddOwned(name, dtype, std::move(shape), bytes.size());
   for (int64_t r = 0; r < rows; ++r) {
     for (size_t g = 0; g < src_group.size(); ++g) {
-      std::memcpy(&out[r * row_bytes + g * group_bytes],
+      std::memcpy(out + r * row_bytes + g * group_bytes,
                   bytes.data() + r * row_bytes + src_group[g] * group_bytes, group_bytes);
     }
   }
-  AddOwned(name, dtype, std::move(shape), std::move(out));
   return absl::OkStatus();
 }
 

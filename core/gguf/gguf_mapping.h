@@ -77,8 +77,9 @@ class GgufMapping {
   std::string_view Bytes(const TensorInfo& t) const;
   absl::Status Check(const TensorInfo& t, const std::string& name,
                      const std::vector<int64_t>& shape) const;
-  void AddOwned(const std::string& name, oxi_dtype dtype, std::vector<int64_t> shape,
-                std::vector<uint8_t> bytes);
+  // A tensor of `size` bytes owned by the checkpoint, for the caller to fill.
+  uint8_t* AddOwned(const std::string& name, oxi_dtype dtype, std::vector<int64_t> shape,
+                    size_t size);
 
   GgufCheckpoint* out_;
   bool tensors_;

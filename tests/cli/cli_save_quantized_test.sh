@@ -39,7 +39,11 @@ grep -qa 'q4_0x8' "$out/model-00001-of-00001.safetensors" || fail "no Q4_0_X8 la
 [ "$(ls -A "$work" | wc -l)" = 3 ] || fail "a temporary folder was left: $(ls -A "$work")"
 
 logits at_load.bin --model "$model" --device cpu-avx2 --quant q4
-logits saved.bin --model "$out" --device cpu-avx2
+logits saved.bin --model "$out" --device cpu-avx2 --profile
+# Nothing is quantised again: the count says the matrices came as they are.
+grep -qE "^\[qwen35\] info: [1-9][0-9]* matrices already q4_0 in the checkpoint, [0-9]+ kept as stored" err.txt \
+  || fail "reload: no already-q4_0 count: $(grep info err.txt)"
+grep -q "info: quantised" err.txt && fail "reload said it quantised: $(grep info err.txt)"
 cmp at_load.bin saved.bin || fail "saved folder's logits differ from quantising at load"
 logits saved_mmap.bin --model "$out" --device cpu-avx2 --mmap --quant q4
 cmp at_load.bin saved_mmap.bin || fail "--mmap: logits differ"

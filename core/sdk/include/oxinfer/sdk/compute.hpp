@@ -132,7 +132,8 @@ struct OwnedTensor {
 // What LoadWeight did with the matrices asked for in a block type (Q8_0 /
 // Q4_0): shared by the copies of one Compute, so a model sees its whole load.
 struct QuantStats {
-  int64_t quantised = 0;  // held as asked
+  int64_t quantised = 0;  // converted to the block type asked for
+  int64_t as_stored = 0;  // already blocks of it (a --save-quantized folder, a GGUF file)
   int64_t kept = 0;       // kept as stored: the width does not fit the blocks
 };
 
@@ -145,12 +146,21 @@ class Compute {
 
   const QuantStats& quant_stats() const { return *quant_stats_; }
   // "quantised N matrices to Q8_0, M kept as stored (...)" after a load that
-  // asked for a block type; empty otherwise.
+  // asked for a block type ("N matrices already Q8_0 in the checkpoint" for
+  // those stored that way); empty otherwise.
   std::string QuantSummary(oxi_dtype want) const {
     if (oxi_dtype_block_elems(want) <= 1) return std::string();
-    std::string s = StrCat("quantised ", quant_stats_->quantised, " matrices to ",
-                           oxi_dtype_name(want), ", ", quant_stats_->kept, " kept as stored");
-    if (quant_stats_->kept > 0) {
+    const QuantStats& q = *quant_stats_;
+    std::string s;
+    if (q.quantised > 0 || q.as_stored == 0) {
+      s = StrCat("quantised ", q.quantised, " matrices to ", oxi_dtype_name(want));
+    }
+    if (q.as_stored > 0) {
+      s += StrCat(s.empty() ? "" : ", ", q.as_stored, " matrices already ", oxi_dtype_name(want),
+                  " in the checkpoint");
+    }
+    s += StrCat(", ", q.kept, " kept as stored");
+    if (q.kept > 0) {
       s += StrCat(" (their width is not a multiple of ", oxi_dtype_block_elems(want), ")");
     }
     return s;
@@ -323,8 +333,8 @@ class Compute {
                    oxi_dtype_block_elems(want)));
         want = stored;
       } else {
-        ++quant_stats_->quantised;
         want = oxi_dtype_plain(want);
+        ++(oxi_dtype_plain(stored) == want ? quant_stats_->as_stored : quant_stats_->quantised);
         const oxi_dtype layout = PreferredWeightDtype(want, rows, cols);
         if (!oxi_dtype_is_x8(layout) || rows % OXI_X8_ROWS == 0) want = layout;
       }
