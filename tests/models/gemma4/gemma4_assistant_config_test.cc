@@ -5,9 +5,9 @@
 
 #include <string>
 
-#include "core/host_services.h"
 #include "gtest/gtest.h"
 #include "oxinfer/sdk/common.hpp"
+#include "tests/support/plugin_host.h"
 
 namespace oxinfer {
 namespace gemma4 {
@@ -15,17 +15,7 @@ namespace {
 
 const char kDir[] = "tests/models/gemma4/testdata/configs/";
 
-class HostEnvironment : public ::testing::Environment {
- public:
-  void SetUp() override { sdk::HostSlot() = HostServices(); }
-};
-const auto* const kHost = ::testing::AddGlobalTestEnvironment(new HostEnvironment);
-
-std::string Read(const std::string& name) {
-  auto text = sdk::ReadFile(kDir + name, uint64_t{1} << 20, HostServices());
-  EXPECT_TRUE(text.ok()) << text.status().message();
-  return text.ok() ? *text : "";
-}
+std::string Read(const std::string& name) { return oxinfer::testing::ReadTestFile(kDir + name); }
 
 const std::string& Published() {
   static const std::string text = Read("gemma-4-E4B-it-assistant.config.json");

@@ -6,9 +6,9 @@
 #include <string>
 #include <utility>
 
-#include "core/host_services.h"
 #include "gtest/gtest.h"
 #include "oxinfer/sdk/common.hpp"
+#include "tests/support/plugin_host.h"
 
 namespace oxinfer {
 namespace gemma4 {
@@ -16,18 +16,7 @@ namespace {
 
 const char kDir[] = "tests/models/gemma4/testdata/";
 
-// The config parser reads JSON through the host's services, as in a plugin.
-class HostEnvironment : public ::testing::Environment {
- public:
-  void SetUp() override { sdk::HostSlot() = HostServices(); }
-};
-const auto* const kHost = ::testing::AddGlobalTestEnvironment(new HostEnvironment);
-
-std::string Read(const std::string& name) {
-  auto text = sdk::ReadFile(kDir + name, uint64_t{1} << 20, HostServices());
-  EXPECT_TRUE(text.ok()) << text.status().message();
-  return text.ok() ? *text : "";
-}
+std::string Read(const std::string& name) { return oxinfer::testing::ReadTestFile(kDir + name); }
 
 TEST(Gemma4Config, E2B) {
   auto c = ParseGemma4Config(Read("configs/gemma-4-E2B-it.config.json"));

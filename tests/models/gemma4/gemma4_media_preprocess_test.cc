@@ -7,25 +7,19 @@
 #include <string>
 #include <vector>
 
-#include "core/host_services.h"
 #include "core/safetensors.h"
 #include "gtest/gtest.h"
 #include "oxinfer/sdk/common.hpp"
 #include "oxinfer/sdk/json.hpp"
 #include "plugins/models/gemma4/gemma4_audio_features.h"
 #include "plugins/models/gemma4/gemma4_image_preprocess.h"
+#include "tests/support/plugin_host.h"  // the host in the SDK slot (JsonDoc)
 
 namespace oxinfer {
 namespace gemma4 {
 namespace {
 
 const char kDir[] = "tests/models/gemma4/testdata/media/";
-
-class HostEnvironment : public ::testing::Environment {
- public:
-  void SetUp() override { sdk::HostSlot() = HostServices(); }
-};
-const auto* const kHost = ::testing::AddGlobalTestEnvironment(new HostEnvironment);
 
 struct Fixture {
   SafetensorsFile file;

@@ -5,7 +5,6 @@
 // are bit-identical to quantising at load; the folder holds the matrices in
 // the layout the backend prefers (the _x8 forms on the SIMD CPUs).
 #include <algorithm>
-#include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -86,39 +85,14 @@ TEST_P(Gemma4Saved, LogitsAreBitIdenticalToQuantisingAtLoad) {
       EXPECT_EQ(std::memcmp(x.data(), y.data(), x.size() * sizeof(float)), 0) << "image rows";
     }
     for (const std::vector<int32_t>& tokens : Prompts(FixtureDir(c.fixture), V)) {
-      std::vector<float> x = a.Feed(0, tokens), y = b.Feed(0, tokens);
-      for (int s = 0; s < kSteps; ++s) {
-        ASSERT_EQ(x.size(), static_cast<size_t>(V));
-        ASSERT_EQ(std::memcmp(x.data(), y.data(), V * sizeof(float)), 0)
-            << c.fixture << " len " << tokens.size() << " step " << s << ", " << be->name()
-            << ": max |diff| " << MaxAbsDiff(x.data(), y.data(), V);
-        const int32_t next = ArgMax(x.data(), V);
-        x = a.Feed(0, &next, 1);
-        y = b.Feed(0, &next, 1);
-      }
+      oxinfer::testing::ExpectGreedyLogitsIdentical(
+          [&](const int32_t* t, size_t n) { return a.Feed(0, t, n); },
+          [&](const int32_t* t, size_t n) { return b.Feed(0, t, n); }, tokens, V, kSteps,
+          std::string(c.fixture) + " len " + std::to_string(tokens.size()) + ", " + be->name());
       a.Free(0);
       b.Free(0);
     }
-
-    // The folder's matrices are blocks in the backend's preferred layout.
-    auto w = sdk::Weights::Open(save.out, true, HostServices());
-    ASSERT_TRUE(w.ok()) << w.status().message();
-    const oxi_backend_iface* iface = be->iface();
-    const oxi_dtype preferred = iface->preferred_weight_dtype != nullptr
-                                    ? iface->preferred_weight_dtype(iface->self, c.dtype, 64, 64)
-                                    : c.dtype;
-    int blocks = 0, layout = 0;
-    for (int64_t t = 0; t < w->size(); ++t) {
-      const oxi_dtype d = static_cast<oxi_dtype>(w->tensor(t).dtype);
-      blocks += oxi_dtype_block_elems(d) > 1;
-      layout += oxi_dtype_plain(d) == c.dtype && oxi_dtype_is_x8(d) == oxi_dtype_is_x8(preferred);
-    }
-    EXPECT_GE(blocks, 8) << c.fixture;
-    EXPECT_GE(2 * layout, blocks) << c.fixture << ": not in " << oxi_dtype_name(preferred);
-    EXPECT_NE(w->Find("lm_head.weight"), nullptr) << "the tied head's Q8_0 copy";
-    std::printf("[ saved ] %s at %s on %s: %lld tensors, %d blocks (%d %s), logits identical\n",
-                c.fixture, oxi_dtype_name(c.dtype), be->name().c_str(),
-                static_cast<long long>(w->size()), blocks, layout, oxi_dtype_name(preferred));
+    oxinfer::testing::ExpectSavedLayout(save.out, be->iface(), be->name(), c.dtype, c.fixture);
   }
 }
 

@@ -15,11 +15,13 @@
 #include "absl/types/span.h"
 #include "core/engine/engine.h"
 #include "gtest/gtest.h"
+#include "tests/support/oracle_drafter.h"
 #include "tests/support/test_backends.h"
 
 namespace oxinfer::engine {
 namespace {
 
+using oxinfer::testing::OracleDrafter;
 using oxinfer::testing::Runfile;
 
 const std::string kData = "tests/models/gemma4/testdata/";
@@ -121,30 +123,6 @@ TEST(Gemma4Speculative, SampledRepliesAreThePlainOnes) {
   }
 }
 
-// Drafts the plain continuation, wrong at positions that are multiples of
-// `wrong_every`.
-class OracleDrafter : public Drafter {
- public:
-  OracleDrafter(std::vector<int32_t> sequence, int wrong_every, int32_t vocab)
-      : sequence_(std::move(sequence)), wrong_every_(wrong_every), vocab_(vocab) {}
-  absl::StatusOr<std::vector<int32_t>> Draft(int32_t, absl::Span<const int32_t> held, int32_t,
-                                             int32_t n) override {
-    std::vector<int32_t> out;
-    for (int32_t i = 0; i < n; ++i) {
-      const size_t pos = held.size() + 1 + static_cast<size_t>(i);
-      int32_t t = pos < sequence_.size() ? sequence_[pos] : 3;
-      if (pos % wrong_every_ == 0) t = (t + 1) % vocab_;
-      out.push_back(t);
-    }
-    return out;
-  }
-
- private:
-  std::vector<int32_t> sequence_;
-  int wrong_every_;
-  int32_t vocab_;
-};
-
 TEST(Gemma4Speculative, EveryKindOfRoundKeepsThePlainTokens) {
   for (const char* main : kMains) {
     const std::vector<Reply> plain = Plain(main, 0.0f);
@@ -159,7 +137,8 @@ TEST(Gemma4Speculative, EveryKindOfRoundKeepsThePlainTokens) {
         ASSERT_TRUE(p.ok());
         std::vector<int32_t> sequence = p->tokens;
         sequence.insert(sequence.end(), plain[i].tokens.begin(), plain[i].tokens.end());
-        OracleDrafter oracle(sequence, wrong_every, (*probe)->model_info().vocab_size);
+        OracleDrafter oracle(sequence, wrong_every, (*probe)->model_info().vocab_size,
+                             /*past_end=*/3);
         s->reset();
         probe->reset();
         EngineOptions o = Options(main, Assistant(main), 5);

@@ -5,8 +5,6 @@
 // bit-identical to quantising at load; the folder holds the matrices in the
 // layout the backend prefers (the _x8 forms on the SIMD CPUs), so they load
 // as stored.
-#include <cstdio>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -50,38 +48,15 @@ TEST_P(Qwen35Saved, LogitsAreBitIdenticalToQuantisingAtLoad) {
     Reference ref(c.fixture);
     ASSERT_TRUE(ref.ok());
     for (int i = 0; i < kPrompts; ++i) {
-      std::vector<float> x = a.Last(ref.Tokens(i)), y = b.Last(ref.Tokens(i));
-      for (int s = 0; s < kSteps; ++s) {
-        ASSERT_EQ(std::memcmp(x.data(), y.data(), V * sizeof(float)), 0)
-            << c.fixture << " p" << i << " step " << s << ", " << be->name() << ": max |diff| "
-            << MaxAbsDiff(x.data(), y.data(), V);
-        const int32_t next = Argmax(x.data(), V);
-        x = a.Last(&next, 1);
-        y = b.Last(&next, 1);
-      }
+      oxinfer::testing::ExpectGreedyLogitsIdentical(
+          [&](const int32_t* t, size_t n) { return a.Last(t, static_cast<int64_t>(n)); },
+          [&](const int32_t* t, size_t n) { return b.Last(t, static_cast<int64_t>(n)); },
+          ref.Tokens(i), V, kSteps,
+          std::string(c.fixture) + " p" + std::to_string(i) + ", " + be->name());
       a.Free(0);
       b.Free(0);
     }
-
-    // The folder's matrices are blocks in the backend's preferred layout.
-    auto w = sdk::Weights::Open(save.out, true, Host());
-    ASSERT_TRUE(w.ok()) << w.status().message();
-    const oxi_backend_iface* iface = be->iface();
-    const oxi_dtype preferred = iface->preferred_weight_dtype != nullptr
-                                    ? iface->preferred_weight_dtype(iface->self, c.dtype, 64, 64)
-                                    : c.dtype;
-    int blocks = 0, layout = 0;
-    for (int64_t t = 0; t < w->size(); ++t) {
-      const oxi_dtype d = static_cast<oxi_dtype>(w->tensor(t).dtype);
-      blocks += oxi_dtype_block_elems(d) > 1;
-      layout += oxi_dtype_plain(d) == c.dtype && oxi_dtype_is_x8(d) == oxi_dtype_is_x8(preferred);
-    }
-    EXPECT_GE(blocks, 8) << c.fixture;
-    EXPECT_GE(2 * layout, blocks) << c.fixture << ": not in " << oxi_dtype_name(preferred);
-    EXPECT_NE(w->Find("lm_head.weight"), nullptr) << "the head (a tied one's Q8_0 copy)";
-    std::printf("[ saved ] %s at %s on %s: %lld tensors, %d blocks (%d %s), logits identical\n",
-                c.fixture, oxi_dtype_name(c.dtype), be->name().c_str(),
-                static_cast<long long>(w->size()), blocks, layout, oxi_dtype_name(preferred));
+    oxinfer::testing::ExpectSavedLayout(save.out, be->iface(), be->name(), c.dtype, c.fixture);
   }
 }
 

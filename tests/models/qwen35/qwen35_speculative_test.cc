@@ -12,11 +12,13 @@
 #include "absl/types/span.h"
 #include "core/engine/engine.h"
 #include "gtest/gtest.h"
+#include "tests/support/oracle_drafter.h"
 #include "tests/support/test_backends.h"
 
 namespace oxinfer::engine {
 namespace {
 
+using oxinfer::testing::OracleDrafter;
 using oxinfer::testing::Runfile;
 
 std::string FolderOf(const std::string& path) { return path.substr(0, path.rfind('/')); }
@@ -104,30 +106,6 @@ TEST(Qwen35Speculative, SampledRepliesAreThePlainOnes) {
   }
 }
 
-// Drafts the reference continuation, wrong wherever the position is a
-// multiple of `wrong_every` (and at nothing else).
-class OracleDrafter : public Drafter {
- public:
-  OracleDrafter(std::vector<int32_t> sequence, int wrong_every, int32_t vocab)
-      : sequence_(std::move(sequence)), wrong_every_(wrong_every), vocab_(vocab) {}
-  absl::StatusOr<std::vector<int32_t>> Draft(int32_t, absl::Span<const int32_t> held, int32_t,
-                                             int32_t n) override {
-    std::vector<int32_t> out;
-    for (int32_t i = 0; i < n; ++i) {
-      const size_t pos = held.size() + 1 + static_cast<size_t>(i);
-      int32_t t = pos < sequence_.size() ? sequence_[pos] : 0;
-      if (pos % wrong_every_ == 0) t = (t + 1) % vocab_;
-      out.push_back(t);
-    }
-    return out;
-  }
-
- private:
-  std::vector<int32_t> sequence_;
-  int wrong_every_;
-  int32_t vocab_;
-};
-
 TEST(Qwen35Speculative, EveryKindOfRoundKeepsThePlainTokens) {
   for (const char* fixture : {"tiny_mtp"}) {
     const std::vector<std::vector<int32_t>> plain = Plain(fixture, 0.0f);
@@ -144,7 +122,8 @@ TEST(Qwen35Speculative, EveryKindOfRoundKeepsThePlainTokens) {
         std::vector<int32_t> sequence = p->tokens;
         sequence.insert(sequence.end(), plain[i].begin(), plain[i].end());
         s->reset();
-        OracleDrafter oracle(sequence, wrong_every, (*probe)->model_info().vocab_size);
+        OracleDrafter oracle(sequence, wrong_every, (*probe)->model_info().vocab_size,
+                             /*past_end=*/0);
         probe->reset();
 
         EngineOptions o = Options(fixture, "mtp", 5);
