@@ -52,11 +52,12 @@ inline __m512 Scales2(const uint8_t* lo, const uint8_t* hi) {
   return _mm512_cvtph_ps(h);
 }
 
-// Activation rows i0..i0+M-1 against groups g0 and g1 (g1 may repeat g0
-// for a lone last group: then only the low eight lanes are stored).
+// Activation rows i0..i0+M-1 against groups g0 and g1, whose eight outputs
+// per row go to y0 and y1 (g1 may repeat g0 for a lone last group: y1 null,
+// only the low eight lanes are stored).
 template <bool kQ4, int M>
-void Tile(const QuantAct& a, int64_t i0, const uint8_t* g0, const uint8_t* g1, float* y, int64_t n,
-          __mmask16 store) {
+void Tile(const QuantAct& a, int64_t i0, const uint8_t* g0, const uint8_t* g1, float* y0, float* y1,
+          int64_t n) {
   constexpr int64_t kSuper = OXI_X8_ROWS * (kQ4 ? sizeof(oxi_block_q4_0) : sizeof(oxi_block_q8_0));
   const int32_t* corr = kQ4 ? a.icorr : a.icorr128;
   const __m512i m4 = _mm512_set1_epi8(0x0f);
@@ -102,36 +103,39 @@ void Tile(const QuantAct& a, int64_t i0, const uint8_t* g0, const uint8_t* g1, f
     }
   }
 #pragma GCC unroll 8
-  for (int i = 0; i < M; ++i) _mm512_mask_storeu_ps(y + (i0 + i) * n, store, acc[i]);
+  for (int i = 0; i < M; ++i) {
+    _mm256_storeu_ps(y0 + (i0 + i) * n, _mm512_castps512_ps256(acc[i]));
+    if (y1 != nullptr) _mm256_storeu_ps(y1 + (i0 + i) * n, _mm512_extractf32x8_ps(acc[i], 1));
+  }
 }
 
 template <bool kQ4>
-void Rows(const QuantAct& a, int64_t r0, int64_t r1, const uint8_t* g0, const uint8_t* g1, float* y,
-          int64_t n, __mmask16 store) {
+void Rows(const QuantAct& a, int64_t r0, int64_t r1, const uint8_t* g0, const uint8_t* g1,
+          float* y0, float* y1, int64_t n) {
   constexpr int kM = 8;
   int64_t i0 = r0;
-  for (; i0 + kM <= r1; i0 += kM) Tile<kQ4, kM>(a, i0, g0, g1, y, n, store);
+  for (; i0 + kM <= r1; i0 += kM) Tile<kQ4, kM>(a, i0, g0, g1, y0, y1, n);
   switch (r1 - i0) {
     case 1:
-      Tile<kQ4, 1>(a, i0, g0, g1, y, n, store);
+      Tile<kQ4, 1>(a, i0, g0, g1, y0, y1, n);
       break;
     case 2:
-      Tile<kQ4, 2>(a, i0, g0, g1, y, n, store);
+      Tile<kQ4, 2>(a, i0, g0, g1, y0, y1, n);
       break;
     case 3:
-      Tile<kQ4, 3>(a, i0, g0, g1, y, n, store);
+      Tile<kQ4, 3>(a, i0, g0, g1, y0, y1, n);
       break;
     case 4:
-      Tile<kQ4, 4>(a, i0, g0, g1, y, n, store);
+      Tile<kQ4, 4>(a, i0, g0, g1, y0, y1, n);
       break;
     case 5:
-      Tile<kQ4, 5>(a, i0, g0, g1, y, n, store);
+      Tile<kQ4, 5>(a, i0, g0, g1, y0, y1, n);
       break;
     case 6:
-      Tile<kQ4, 6>(a, i0, g0, g1, y, n, store);
+      Tile<kQ4, 6>(a, i0, g0, g1, y0, y1, n);
       break;
     case 7:
-      Tile<kQ4, 7>(a, i0, g0, g1, y, n, store);
+      Tile<kQ4, 7>(a, i0, g0, g1, y0, y1, n);
       break;
     default:
       break;
@@ -145,15 +149,24 @@ void Gemm(const QuantAct& a, const uint8_t* w, int64_t row_bytes, int64_t n, flo
   constexpr int64_t kRowBlock = 64;
   const int64_t group_bytes = OXI_X8_ROWS * row_bytes;
   const int64_t groups = n / OXI_X8_ROWS;
+  // Multi-token decode (speculative verification, m <= kDecodeMaxM) reads
+  // each group once, so it is bound by the weight stream: the pair is taken
+  // from the two halves of a thread's groups, two sequential streams far
+  // apart (adjacent groups end their stream every few KiB; the m = 2..8
+  // forwards of the 0.8B ran at 2.5x a one-row step on Zen 4).
+  const bool spread = a.m <= kDecodeMaxM;
   Parallel((groups + 1) / 2, 1, [&](int64_t p0, int64_t p1) {
+    const int64_t first = 2 * p0, end = std::min(groups, 2 * p1);
+    const int64_t half = (end - first + 1) / 2;
     for (int64_t r0 = 0; r0 < a.m; r0 += kRowBlock) {
       const int64_t r1 = std::min(a.m, r0 + kRowBlock);
-      for (int64_t p = p0; p < p1; ++p) {
-        const int64_t g = 2 * p;
-        const bool pair = g + 1 < groups;
+      for (int64_t t = 0; t < (spread ? half : p1 - p0); ++t) {
+        const int64_t g = spread ? first + t : 2 * (p0 + t);
+        const int64_t h = spread ? g + half : g + 1;
+        const bool pair = h < end;
         const uint8_t* g0 = w + g * group_bytes;
-        const uint8_t* g1 = pair ? g0 + group_bytes : g0;
-        Rows<kQ4>(a, r0, r1, g0, g1, y + g * OXI_X8_ROWS, n, pair ? 0xffff : 0x00ff);
+        const uint8_t* g1 = pair ? w + h * group_bytes : g0;
+        Rows<kQ4>(a, r0, r1, g0, g1, y + g * OXI_X8_ROWS, pair ? y + h * OXI_X8_ROWS : nullptr, n);
       }
     }
   });
