@@ -5,7 +5,7 @@ rate and time to first token, the ratio ours / llama.cpp, and the 1-minute
 load averages seen; with a second argument also a plot (matplotlib: aggregate
 tok/s against clients, one panel per quant).
 
-  report_server.py OUT/server.jsonl [OUT/server.png]"""
+  report_server.py OUT/server.jsonl [OUT/server.png [MODEL NAME for the titles]]"""
 import collections
 import json
 import statistics
@@ -42,10 +42,10 @@ def main():
                   f"{fl * 1000:.0f} / {fo * 1000:.0f} ms | {min(len(lm), len(ours))} | "
                   f"{min(loads):.1f}-{max(loads):.1f} |")
     if len(sys.argv) > 2 and plot:
-        write_plot(plot, sys.argv[2])
+        write_plot(plot, sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else "Qwen3.5-0.8B (random)")
 
 
-def write_plot(plot, png):
+def write_plot(plot, png, model):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -59,7 +59,7 @@ def write_plot(plot, png):
         ax.set_xticklabels([str(c) for c in cs])
         ax.set_xlabel("concurrent clients")
         ax.set_ylabel("aggregate decode tok/s (median)")
-        ax.set_title(f"Qwen3.5-0.8B (random), {q}")
+        ax.set_title(f"{model}, {q}")
         ax.set_ylim(bottom=0)
         ax.legend(fontsize=8)
     fig.tight_layout()

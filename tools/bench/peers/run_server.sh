@@ -16,6 +16,10 @@ OURS=${OURS:-$PEERS/ours}
 LLAMA=${LLAMA:-$PEERS/llama_cpp_python-0.3.36/vendor/llama.cpp}
 MODEL=${MODEL:-/work/bigmodels/peers/qwen35-0.8b}
 GGUF=${GGUF:-/work/bigmodels/peers/gguf}
+# llama.cpp's file for quant Q: $GGUF/$GGUF_NAME-Q.gguf (the built-in model: MODEL=models/default
+# GGUF_NAME=default QUANTS=bf16, after convert_default_model.py); TITLE names the model in the plot
+# (default: the folder's name)
+GGUF_NAME=${GGUF_NAME:-qwen35-0.8b}
 QUANTS=${QUANTS:-q8_0 q4_0}
 THREADS=${THREADS:-2}
 PARALLEL=${PARALLEL:-8}
@@ -54,7 +58,7 @@ one() {  # engine quant round
     "$OURS/dist/bin/oxinfer-server" --model "$MODEL" --quant "$quant" --threads "$THREADS" \
       --parallel "$PARALLEL" --context "$CONTEXT" --port "$PORT" > "$log" 2>&1 &
   else
-    "$LLAMA/build/bin/llama-server" -m "$GGUF/qwen35-0.8b-$q.gguf" -t "$THREADS" -tb "$THREADS" \
+    "$LLAMA/build/bin/llama-server" -m "$GGUF/$GGUF_NAME-$q.gguf" -t "$THREADS" -tb "$THREADS" \
       -np "$PARALLEL" -c $((CONTEXT * PARALLEL)) $LLAMA_ARGS --host 127.0.0.1 --port "$PORT" \
       > "$log" 2>&1 &
   fi
@@ -68,7 +72,7 @@ one() {  # engine quant round
   echo "  $engine $q round $r done (load $(cut -d' ' -f1 /proc/loadavg))" >&2
 }
 export -f one wait_ready
-export LLAMA_ARGS OURS LLAMA MODEL GGUF THREADS PARALLEL CLIENTS MAX_TOKENS CONTEXT PORT OUT ROOT
+export LLAMA_ARGS OURS LLAMA MODEL GGUF GGUF_NAME THREADS PARALLEL CLIENTS MAX_TOKENS CONTEXT PORT OUT ROOT
 
 for q in $QUANTS; do
   for r in $(seq 1 "$ROUNDS"); do
@@ -76,4 +80,5 @@ for q in $QUANTS; do
     for e in $order; do ${WRAP:-} bash -c "one $e $q $r"; done
   done
 done
-"$("$HERE/setup_venv.sh")" "$HERE/report_server.py" "$OUT/server.jsonl" "$OUT/server.png" | tee "$OUT/server.md"
+"$("$HERE/setup_venv.sh")" "$HERE/report_server.py" "$OUT/server.jsonl" "$OUT/server.png" \
+  "${TITLE:-$(basename "$MODEL")}" | tee "$OUT/server.md"
