@@ -113,24 +113,32 @@ sdk::Status LoadLayerCommon(const Loader& ld, const Qwen35Config& c, const std::
 
 // The MTP head of the published checkpoints: mtp.fc, its three norms and
 // mtp.layers.0 (a full-attention decoder layer shaped as the main ones).
+constexpr const char* kMtpNeeded[] = {"mtp.fc.weight",
+                                      "mtp.pre_fc_norm_embedding.weight",
+                                      "mtp.pre_fc_norm_hidden.weight",
+                                      "mtp.norm.weight",
+                                      "mtp.layers.0.input_layernorm.weight",
+                                      "mtp.layers.0.post_attention_layernorm.weight",
+                                      "mtp.layers.0.mlp.gate_proj.weight",
+                                      "mtp.layers.0.mlp.up_proj.weight",
+                                      "mtp.layers.0.mlp.down_proj.weight",
+                                      "mtp.layers.0.self_attn.q_proj.weight",
+                                      "mtp.layers.0.self_attn.k_proj.weight",
+                                      "mtp.layers.0.self_attn.v_proj.weight",
+                                      "mtp.layers.0.self_attn.o_proj.weight",
+                                      "mtp.layers.0.self_attn.q_norm.weight",
+                                      "mtp.layers.0.self_attn.k_norm.weight"};
+
+bool HasCompleteMtp(const sdk::Weights& file) {
+  for (const char* name : kMtpNeeded) {
+    if (!file.Has(name)) return false;
+  }
+  return true;
+}
+
 sdk::Status LoadMtp(const sdk::Weights& file, const Loader& ld, const Qwen35Config& c,
                     MtpWeights* m) {
-  const char* kNeeded[] = {"mtp.fc.weight",
-                           "mtp.pre_fc_norm_embedding.weight",
-                           "mtp.pre_fc_norm_hidden.weight",
-                           "mtp.norm.weight",
-                           "mtp.layers.0.input_layernorm.weight",
-                           "mtp.layers.0.post_attention_layernorm.weight",
-                           "mtp.layers.0.mlp.gate_proj.weight",
-                           "mtp.layers.0.mlp.up_proj.weight",
-                           "mtp.layers.0.mlp.down_proj.weight",
-                           "mtp.layers.0.self_attn.q_proj.weight",
-                           "mtp.layers.0.self_attn.k_proj.weight",
-                           "mtp.layers.0.self_attn.v_proj.weight",
-                           "mtp.layers.0.self_attn.o_proj.weight",
-                           "mtp.layers.0.self_attn.q_norm.weight",
-                           "mtp.layers.0.self_attn.k_norm.weight"};
-  for (const char* name : kNeeded) {
+  for (const char* name : kMtpNeeded) {
     if (!file.Has(name)) {
       return sdk::FailedPreconditionError(StrCat(
           file.source(), " has no complete multi-token-prediction head to draft with: ", name,
@@ -235,6 +243,11 @@ sdk::StatusOr<Qwen35Weights> LoadQwen35Weights(const sdk::Compute& cx, const Qwe
   if (params.draft) {
     OXI_RETURN_IF_ERROR(LoadMtp(w.file, ld, c, &w.mtp));
     w.has_mtp = true;
+  } else if (params.recorder != nullptr && c.mtp_num_hidden_layers > 0 && HasCompleteMtp(w.file)) {
+    // --save-quantized without --draft mtp: the head is loaded only to be
+    // recorded, so that the saved folder can still draft, then dropped.
+    OXI_RETURN_IF_ERROR(LoadMtp(w.file, ld, c, &w.mtp));
+    w.mtp = MtpWeights();
   }
   LogSkipped(w.file, prefix, c.num_hidden_layers);
   if (c.rotary_dim > 0) {

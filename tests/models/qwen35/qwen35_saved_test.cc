@@ -60,6 +60,39 @@ TEST_P(Qwen35Saved, LogitsAreBitIdenticalToQuantisingAtLoad) {
   }
 }
 
+// A save without --draft mtp still holds the MTP head (loaded only to be
+// recorded): the saved folder drafts as quantising at load with the head does.
+TEST(Qwen35SavedMtp, ASaveWithoutDraftingKeepsTheHead) {
+  for (const auto& be : Backends()) {
+    oxinfer::testing::QuantizedSave save("tiny_mtp_q8_0", FixtureDir("tiny_mtp"), OXI_DTYPE_Q8_0);
+    ASSERT_TRUE(save.status.ok()) << save.status;
+    OpenOptions saving;
+    saving.weight_dtype = OXI_DTYPE_Q8_0;
+    saving.record_weight = &oxinfer::testing::QuantizedSave::Record;
+    saving.record_ctx = &save;
+    {
+      TestModel s(FixtureDir("tiny_mtp"), be->iface(), saving);
+      ASSERT_TRUE(s.ok()) << s.open_error();
+      EXPECT_EQ(s.info().capabilities & OXI_MODEL_DRAFT, 0u) << "drafting without --draft mtp";
+    }
+    ASSERT_TRUE(save.Finish(be->name()).ok());
+    OpenOptions drafting;
+    drafting.weight_dtype = OXI_DTYPE_Q8_0;
+    drafting.draft = 1;
+    TestModel a(FixtureDir("tiny_mtp"), be->iface(), drafting);
+    TestModel b(save.out, be->iface(), drafting);
+    ASSERT_TRUE(a.ok()) << a.open_error();
+    ASSERT_TRUE(b.ok()) << b.open_error();
+    const std::vector<int32_t> prompt = {5, 17, 3, 42, 9, 28};
+    ASSERT_EQ(a.Last(prompt), b.Last(prompt));
+    const Drafts x = a.Draft(0, 11, 4), y = b.Draft(0, 11, 4);
+    ASSERT_TRUE(x.result.ok());
+    ASSERT_TRUE(y.result.ok());
+    EXPECT_EQ(x.tokens, y.tokens) << be->name();
+    EXPECT_EQ(x.logits, y.logits) << be->name() << ": draft logits differ";
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Fixtures, Qwen35Saved,
     ::testing::Values(Case{"tiny_tied", OXI_DTYPE_Q8_0}, Case{"tiny_tied", OXI_DTYPE_Q4_0},
