@@ -8,7 +8,7 @@
 # BIN_DIR holds oxinfer and plugins/ (the backend and model plugins).
 set -euo pipefail
 bin="$1"; model="$2"; saved="$3"; quant="$4"; runs="${5:-3}"
-py=${PY:-/work/venvs/ref/bin/python}
+py=${PY:-python3}  # the page-cache eviction needs only the standard library
 out=$(mktemp -d)
 # Drops the folders' files from the page cache (hyperfine --prepare).
 cat >"$out/evict.py" <<'PY'
