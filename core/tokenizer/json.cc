@@ -28,6 +28,42 @@ const JsonValue* JsonValue::Find(absl::string_view key) const {
   return nullptr;
 }
 
+size_t FindLoneSurrogateEscape(absl::string_view text) {
+  // Backslashes occur only in strings (elsewhere the text does not parse),
+  // and each starts a two-character escape or a \uXXXX one.
+  auto hex4 = [&](size_t at, uint32_t* v) {
+    if (at + 4 > text.size()) return false;
+    uint32_t r = 0;
+    for (size_t i = 0; i < 4; ++i) {
+      const int h = HexValue(text[at + i]);
+      if (h < 0) return false;
+      r = (r << 4) | static_cast<uint32_t>(h);
+    }
+    *v = r;
+    return true;
+  };
+  for (size_t i = 0; i + 1 < text.size(); ++i) {
+    if (text[i] != '\\') continue;
+    uint32_t cp = 0;
+    if (text[i + 1] != 'u' || !hex4(i + 2, &cp)) {
+      ++i;  // a two-character escape (or a malformed one, for the parser)
+      continue;
+    }
+    if (cp >= 0xDC00 && cp <= 0xDFFF) return i;
+    if (cp >= 0xD800 && cp <= 0xDBFF) {
+      uint32_t lo = 0;
+      if (i + 7 < text.size() && text[i + 6] == '\\' && text[i + 7] == 'u' && hex4(i + 8, &lo) &&
+          lo >= 0xDC00 && lo <= 0xDFFF) {
+        i += 11;  // the pair
+        continue;
+      }
+      return i;
+    }
+    i += 5;
+  }
+  return absl::string_view::npos;
+}
+
 absl::Status JsonReader::Error(absl::string_view what) const {
   return absl::InvalidArgumentError(absl::StrFormat("JSON parse error at byte %d: %s", pos_, what));
 }

@@ -36,6 +36,12 @@ struct JsonValue {
   const JsonValue* Find(absl::string_view key) const;
 };
 
+// The offset of the first \u escape that is a lone UTF-16 surrogate (a high
+// one not followed by a low one's escape, or a low one alone) in a JSON
+// text, or npos. Such an escape is no character: serde_json (hence
+// `tokenizers`) refuses it, where JsonReader reads it as U+FFFD.
+size_t FindLoneSurrogateEscape(absl::string_view text);
+
 class JsonReader {
  public:
   explicit JsonReader(absl::string_view text) : text_(text) {}

@@ -57,6 +57,12 @@ absl::StatusOr<std::unique_ptr<Tokenizer>> Tokenizer::FromJson(absl::string_view
         absl::StrFormat("tokenizer.json: not valid UTF-8 (byte 0x%02x at offset %d)",
                         static_cast<unsigned char>(json[pos]), pos));
   }
+  // A lone surrogate escape is no character either: serde_json refuses it.
+  if (const size_t at = FindLoneSurrogateEscape(json); at != absl::string_view::npos) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "tokenizer.json: the escape %s at offset %d is a lone UTF-16 surrogate, not a character",
+        json.substr(at, 6), at));
+  }
   JsonValue root;
   JsonReader reader(json);
   absl::Status s = reader.ParseDocument(&root, {"model.vocab", "model.merges"});

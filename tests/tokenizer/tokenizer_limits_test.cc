@@ -53,6 +53,23 @@ TEST(TokenizerLimitsTest, InvalidUtf8IsRefusedWithItsOffset) {
   ExpectRefused(WithVocab("{\"\xed\xa0\x80\": 0}"), "not valid UTF-8 (byte 0xed");  // a surrogate
 }
 
+// serde_json (hence `tokenizers`) refuses a \u escape that is half a
+// surrogate pair; a whole pair, and a backslash that escapes a backslash
+// before "uD800", are fine.
+TEST(TokenizerLimitsTest, LoneSurrogateEscapesAreRefused) {
+  const std::string lone = WithVocab(R"({"a": 0, "x\uD800y": 1})");
+  ExpectRefused(lone, absl::StrCat("the escape \\uD800 at offset ", lone.find("\\uD800"),
+                                   " is a lone UTF-16 surrogate"));
+  ExpectRefused(WithVocab(R"({"\udc00": 0})"), "the escape \\udc00 at offset");
+  ExpectRefused(WithVocab(R"({"\uD800\u0041": 0})"), "lone UTF-16 surrogate");
+  ExpectRefused(WithVocab(R"({"a": 0})", R"([{"id": 1, "content": "\uDBFF"}])"),
+                "lone UTF-16 surrogate");
+  auto pair = Tokenizer::FromJson(WithVocab(R"({"a": 0, "\uD83D\uDE00": 1})"));
+  ASSERT_TRUE(pair.ok()) << pair.status();
+  auto escaped = Tokenizer::FromJson(WithVocab(R"({"a": 0, "\\uD800": 1})"));
+  ASSERT_TRUE(escaped.ok()) << escaped.status();
+}
+
 TEST(TokenizerLimitsTest, DeepNestingIsRefused) {
   std::string deep = std::string(100000, '[') + std::string(100000, ']');
   auto t = Tokenizer::FromJson(absl::StrCat(R"({"x": )", deep, "}"));
