@@ -12,12 +12,15 @@
 // where the CPU has it (OXINFER_BENCH_VARIANT=scalar|avx2|avx512 to choose).
 //
 //   bazel run -c opt //tools/bench:matmul_bench -- --benchmark_filter=Decode
+//   OXINFER_BENCH_DECODE_SHAPE=248320x1024 ... : a model's own matrix instead
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "benchmark/benchmark.h"
@@ -45,7 +48,20 @@ using oxinfer::sdk::Buffer;
 using oxinfer::sdk::Compute;
 using oxinfer::sdk::Tensor;
 
-constexpr int64_t kDecodeN = 14336, kDecodeK = 4096;
+// OXINFER_BENCH_DECODE_SHAPE=NxK replaces the decode shape (a model's own
+// matrices: 248320x1024 is Qwen3.5-0.8B's head, 3584x1024 its MLP).
+int64_t DecodeDim(int which) {
+  static const std::pair<int64_t, int64_t> shape = [] {
+    std::pair<int64_t, int64_t> s{14336, 4096};
+    const char* v = std::getenv("OXINFER_BENCH_DECODE_SHAPE");
+    long long n = 0, k = 0;
+    if (v != nullptr && std::sscanf(v, "%lldx%lld", &n, &k) == 2 && n > 0 && k > 0) s = {n, k};
+    return s;
+  }();
+  return which == 0 ? shape.first : shape.second;
+}
+#define kDecodeN DecodeDim(0)
+#define kDecodeK DecodeDim(1)
 constexpr int64_t kPrefillM = 512, kPrefillN = 4096, kPrefillK = 4096;
 // Total weight bytes a decode pass rotates through: eight times a 32 MiB
 // L3, so every pass comes from DRAM.
