@@ -92,23 +92,30 @@ std::vector<Reply> Plain(const std::string& main, float temperature,
   return out;
 }
 
+// Greedy replies while the assistant drafts up to n tokens are `plain`'s, and
+// drafts were made.
+void ExpectPlainTokensWhileDrafting(const char* main, int32_t n, oxi_dtype weights,
+                                    const std::vector<Reply>& plain) {
+  auto engine = Engine::Open(Options(main, Assistant(main), n, weights));
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  int64_t drafted = 0;
+  for (size_t i = 0; i < std::size(kPrompts); ++i) {
+    const Reply r = Generate(**engine, kPrompts[i]);
+    EXPECT_EQ(r.tokens, plain[i].tokens) << "prompt " << i;
+    drafted += r.stats.drafted_tokens;
+    for (const DraftRound& round : r.draft_rounds) {
+      EXPECT_LE(static_cast<int32_t>(round.drafts.size()), n);
+    }
+  }
+  EXPECT_GT(drafted, 0);
+}
+
 TEST(Gemma4Speculative, AssistantDraftingChangesNoToken) {
   for (const char* main : kMains) {
     const std::vector<Reply> plain = Plain(main, 0.0f);
     for (int32_t n : {1, 2, 6}) {
       SCOPED_TRACE(absl::StrCat(main, ", --draft-tokens ", n));
-      auto engine = Engine::Open(Options(main, Assistant(main), n));
-      ASSERT_TRUE(engine.ok()) << engine.status();
-      int64_t drafted = 0;
-      for (size_t i = 0; i < std::size(kPrompts); ++i) {
-        const Reply r = Generate(**engine, kPrompts[i]);
-        EXPECT_EQ(r.tokens, plain[i].tokens) << "prompt " << i;
-        drafted += r.stats.drafted_tokens;
-        for (const DraftRound& round : r.draft_rounds) {
-          EXPECT_LE(static_cast<int32_t>(round.drafts.size()), n);
-        }
-      }
-      EXPECT_GT(drafted, 0);
+      ExpectPlainTokensWhileDrafting(main, n, OXI_DTYPE_INVALID, plain);
     }
   }
 }
@@ -120,16 +127,7 @@ TEST(Gemma4Speculative, QuantisedDraftingChangesNoToken) {
   for (const oxi_dtype weights : {OXI_DTYPE_Q8_0, OXI_DTYPE_Q4_0}) {
     for (const char* main : kMains) {
       SCOPED_TRACE(absl::StrCat(main, " at ", oxi_dtype_name(weights)));
-      const std::vector<Reply> plain = Plain(main, 0.0f, weights);
-      auto engine = Engine::Open(Options(main, Assistant(main), 4, weights));
-      ASSERT_TRUE(engine.ok()) << engine.status();
-      int64_t drafted = 0;
-      for (size_t i = 0; i < std::size(kPrompts); ++i) {
-        const Reply r = Generate(**engine, kPrompts[i]);
-        EXPECT_EQ(r.tokens, plain[i].tokens) << "prompt " << i;
-        drafted += r.stats.drafted_tokens;
-      }
-      EXPECT_GT(drafted, 0);
+      ExpectPlainTokensWhileDrafting(main, 4, weights, Plain(main, 0.0f, weights));
     }
   }
 }
