@@ -45,7 +45,7 @@ case "$TARGET" in
   conversation|calculator)
     NAME=${TARGET}_fuzzer
     SRCS=(fuzz/conversation_fuzzer.cc "fuzz/${TARGET}_fuzzer_main.cc" core/engine/conversation_json.cc
-      core/engine/message.cc core/engine/tool_call.cc core/mapped_file.cc
+      core/engine/media_reference.cc core/engine/message.cc core/engine/tool_call.cc core/mapped_file.cc
       core/builtin_tools/calculator.cc core/chat/value.cc core/chat/value_json_reader.cc
       core/chat/value_json_writer.cc core/chat/value_utf8.cc -lgmp)
     MAX_LEN=8192 ;;
@@ -53,8 +53,9 @@ case "$TARGET" in
     NAME=server_request_fuzzer
     SRCS=(fuzz/server_request_fuzzer.cc fuzz/server_request_fuzzer_main.cc
       tools/server/text_request.cc tools/server/image_request.cc tools/server/api_error.cc
-      core/engine/conversation_json.cc core/engine/message.cc core/engine/tool_call.cc
-      core/mapped_file.cc core/json_util.cc core/tokenizer/utf8.cc $(ls core/chat/value*.cc))
+      core/engine/conversation_json.cc core/engine/media_reference.cc core/engine/message.cc
+      core/engine/tool_call.cc core/mapped_file.cc core/json_util.cc core/tokenizer/utf8.cc
+      $(ls core/chat/value*.cc))
     MAX_LEN=8192 ;;
   jinja)
     NAME=jinja_template_fuzzer
