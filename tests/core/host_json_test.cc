@@ -276,5 +276,21 @@ TEST(HostJsonTest, TheSdkReadsTheFlattenedDocument) {
   EXPECT_THAT(std::string(bad.status().message()), StartsWith("dup.json: 1:"));
 }
 
+// A float that is a whole number reads as an integer (4.0, as some tools
+// write sizes); one beyond int64 (the fuzzer's 1.6e51 in a config's
+// block_out_channels, whose cast was undefined) or NaN-like is refused.
+TEST(HostJsonTest, FloatsAsIntegersStayInRange) {
+  auto doc = sdk::JsonDoc::Parse(R"({"a": 4.0, "b": 1.6e51, "c": -1e19, "d": 2.5, "e": 9e18})",
+                                 "config.json", HostServices());
+  ASSERT_TRUE(doc.ok()) << doc.status().message();
+  EXPECT_EQ(*doc->root()["a"].Int(), 4);
+  EXPECT_EQ(*doc->root()["e"].Int(), 9000000000000000000);
+  for (const char* key : {"b", "c", "d"}) {
+    auto v = doc->root()[key].Int();
+    ASSERT_FALSE(v.ok()) << key;
+    EXPECT_THAT(std::string(v.status().message()), HasSubstr("expected an integer")) << key;
+  }
+}
+
 }  // namespace
 }  // namespace oxinfer

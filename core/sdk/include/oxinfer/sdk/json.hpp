@@ -90,7 +90,8 @@ class Json {
     if (is_int()) return node().integer;
     if (type() == OXI_JSON_FLOAT) {
       const double d = node().number;
-      if (d == static_cast<double>(static_cast<int64_t>(d)) && d > -9.2e18 && d < 9.2e18) {
+      // The range first: casting a double outside int64's is undefined.
+      if (d > -9.2e18 && d < 9.2e18 && d == static_cast<double>(static_cast<int64_t>(d))) {
         return static_cast<int64_t>(d);  // 4.0 as written by some tools
       }
     }
