@@ -19,6 +19,19 @@ int HexValue(char c) {
   return -1;
 }
 
+// The four hex digits at text[at..at+4) as a code unit; false if they are not.
+bool ReadHex4(absl::string_view text, size_t at, uint32_t* v) {
+  if (at + 4 > text.size()) return false;
+  uint32_t r = 0;
+  for (size_t i = 0; i < 4; ++i) {
+    const int h = HexValue(text[at + i]);
+    if (h < 0) return false;
+    r = (r << 4) | static_cast<uint32_t>(h);
+  }
+  *v = r;
+  return true;
+}
+
 }  // namespace
 
 const JsonValue* JsonValue::Find(absl::string_view key) const {
@@ -31,29 +44,18 @@ const JsonValue* JsonValue::Find(absl::string_view key) const {
 size_t FindLoneSurrogateEscape(absl::string_view text) {
   // Backslashes occur only in strings (elsewhere the text does not parse),
   // and each starts a two-character escape or a \uXXXX one.
-  auto hex4 = [&](size_t at, uint32_t* v) {
-    if (at + 4 > text.size()) return false;
-    uint32_t r = 0;
-    for (size_t i = 0; i < 4; ++i) {
-      const int h = HexValue(text[at + i]);
-      if (h < 0) return false;
-      r = (r << 4) | static_cast<uint32_t>(h);
-    }
-    *v = r;
-    return true;
-  };
   for (size_t i = 0; i + 1 < text.size(); ++i) {
     if (text[i] != '\\') continue;
     uint32_t cp = 0;
-    if (text[i + 1] != 'u' || !hex4(i + 2, &cp)) {
+    if (text[i + 1] != 'u' || !ReadHex4(text, i + 2, &cp)) {
       ++i;  // a two-character escape (or a malformed one, for the parser)
       continue;
     }
     if (cp >= 0xDC00 && cp <= 0xDFFF) return i;
     if (cp >= 0xD800 && cp <= 0xDBFF) {
       uint32_t lo = 0;
-      if (i + 7 < text.size() && text[i + 6] == '\\' && text[i + 7] == 'u' && hex4(i + 8, &lo) &&
-          lo >= 0xDC00 && lo <= 0xDFFF) {
+      if (i + 7 < text.size() && text[i + 6] == '\\' && text[i + 7] == 'u' &&
+          ReadHex4(text, i + 8, &lo) && lo >= 0xDC00 && lo <= 0xDFFF) {
         i += 11;  // the pair
         continue;
       }
@@ -142,15 +144,8 @@ absl::Status JsonReader::ParseString(std::string* out) {
         break;
       case 'u': {
         auto read4 = [&](uint32_t* v) -> bool {
-          if (pos_ + 4 > n) return false;
-          uint32_t r = 0;
-          for (int i = 0; i < 4; ++i) {
-            const int h = HexValue(data[pos_ + i]);
-            if (h < 0) return false;
-            r = (r << 4) | static_cast<uint32_t>(h);
-          }
+          if (!ReadHex4(text_, pos_, v)) return false;
           pos_ += 4;
-          *v = r;
           return true;
         };
         uint32_t cp;

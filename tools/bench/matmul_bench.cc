@@ -48,9 +48,9 @@ using oxinfer::sdk::Buffer;
 using oxinfer::sdk::Compute;
 using oxinfer::sdk::Tensor;
 
-// OXINFER_BENCH_DECODE_SHAPE=NxK replaces the decode shape (a model's own
-// matrices: 248320x1024 is Qwen3.5-0.8B's head, 3584x1024 its MLP).
-int64_t DecodeDim(int which) {
+// The decode shape: 14336x4096, or OXINFER_BENCH_DECODE_SHAPE=NxK (a
+// model's own matrices: 248320x1024 is Qwen3.5-0.8B's head, 3584x1024 its MLP).
+const std::pair<int64_t, int64_t>& DecodeShape() {
   static const std::pair<int64_t, int64_t> shape = [] {
     std::pair<int64_t, int64_t> s{14336, 4096};
     const char* v = std::getenv("OXINFER_BENCH_DECODE_SHAPE");
@@ -58,10 +58,10 @@ int64_t DecodeDim(int which) {
     if (v != nullptr && std::sscanf(v, "%lldx%lld", &n, &k) == 2 && n > 0 && k > 0) s = {n, k};
     return s;
   }();
-  return which == 0 ? shape.first : shape.second;
+  return shape;
 }
-#define kDecodeN DecodeDim(0)
-#define kDecodeK DecodeDim(1)
+int64_t DecodeN() { return DecodeShape().first; }
+int64_t DecodeK() { return DecodeShape().second; }
 constexpr int64_t kPrefillM = 512, kPrefillN = 4096, kPrefillK = 4096;
 // Total weight bytes a decode pass rotates through: eight times a 32 MiB
 // L3, so every pass comes from DRAM.
@@ -163,14 +163,14 @@ void Execute(const oxi_op& op) {
 }
 
 void BM_Decode(benchmark::State& state) {
-  const oxi_dtype t = Storage(state.range(0), kDecodeN, kDecodeK);
+  const oxi_dtype t = Storage(state.range(0), DecodeN(), DecodeK());
   const int threads = static_cast<int>(state.range(1));
   const int64_t m = state.range(2);
   oxinfer::ThreadPool::SetGlobalThreads(threads);
-  const std::vector<Owned>& w = GetWeights(t, kDecodeN, kDecodeK, true);
-  const std::vector<float> xs(m * kDecodeK, 0.5f);
-  const Owned x = NewTensor(OXI_DTYPE_F32, m, kDecodeK, xs.data());
-  const Owned y = NewTensor(OXI_DTYPE_F32, m, kDecodeN);
+  const std::vector<Owned>& w = GetWeights(t, DecodeN(), DecodeK(), true);
+  const std::vector<float> xs(m * DecodeK(), 0.5f);
+  const Owned x = NewTensor(OXI_DTYPE_F32, m, DecodeK(), xs.data());
+  const Owned y = NewTensor(OXI_DTYPE_F32, m, DecodeN());
   auto a = Compute::Make<oxi_matmul_args>(OXI_OP_MATMUL);
   a.x = x.t;
   a.y = y.t;
@@ -189,11 +189,11 @@ void BM_Decode(benchmark::State& state) {
 // which must exceed the DRAM bandwidth for decode to be bandwidth-bound.
 void BM_DecodeCached(benchmark::State& state) {
   const int64_t n = state.range(1);
-  const oxi_dtype t = Storage(state.range(0), n, kDecodeK);
+  const oxi_dtype t = Storage(state.range(0), n, DecodeK());
   oxinfer::ThreadPool::SetGlobalThreads(1);
-  const std::vector<Owned>& w = GetWeights(t, n, kDecodeK, false);
-  const std::vector<float> xs(kDecodeK, 0.5f);
-  const Owned x = NewTensor(OXI_DTYPE_F32, 1, kDecodeK, xs.data());
+  const std::vector<Owned>& w = GetWeights(t, n, DecodeK(), false);
+  const std::vector<float> xs(DecodeK(), 0.5f);
+  const Owned x = NewTensor(OXI_DTYPE_F32, 1, DecodeK(), xs.data());
   const Owned y = NewTensor(OXI_DTYPE_F32, 1, n);
   auto a = Compute::Make<oxi_matmul_args>(OXI_OP_MATMUL);
   a.x = x.t;

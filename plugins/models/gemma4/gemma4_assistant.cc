@@ -56,7 +56,11 @@ sdk::StatusOr<std::unique_ptr<Assistant>> Assistant::Load(const sdk::Compute& cx
 
   sdk::OpenParams p = main_params;
   p.model_dir = main_params.draft_dir;
-  OXI_RETURN_IF_ERROR(LoadGemma4Weights(cx, p, c, &a->w_));
+  // The ordered head reads rows of the embedding (GetRows), never the table
+  // as a matrix, so it needs no Q8_0 copy of it (71 MB for the E4B
+  // assistant's 262144 x 256).
+  OXI_RETURN_IF_ERROR(
+      LoadGemma4Weights(cx, p, c, &a->w_, /*matrix_head=*/!a->cfg_.use_ordered_embeddings));
   const sdk::Weights& file = a->w_.file;
   const int64_t H = c.hidden_size, B = a->cfg_.backbone_hidden_size;
   const auto matrix = [&](const char* name, int64_t n,
@@ -70,10 +74,6 @@ sdk::StatusOr<std::unique_ptr<Assistant>> Assistant::Load(const sdk::Compute& cx
     OXI_ASSIGN_OR_RETURN(a->centroids_,
                          matrix("masked_embedding.centroids.weight", a->cfg_.num_centroids, H));
     OXI_ASSIGN_OR_RETURN(a->ordering_, TokenOrdering(file, c.vocab_size));
-    // The ordered head reads rows of the embedding (GetRows), never the
-    // table as a matrix: the Q8_0 copy a q8 / q4 load makes of it is unused
-    // (71 MB for the E4B assistant's 262144 x 256).
-    a->w_.lm_head_q8 = sdk::OwnedTensor();
   }
   return a;
 }

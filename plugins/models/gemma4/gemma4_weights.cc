@@ -99,7 +99,7 @@ sdk::Status LoadLayer(const Loader& ld, const Gemma4Config& cfg, int i, LayerWei
 }  // namespace
 
 sdk::Status LoadGemma4Weights(const sdk::Compute& cx, const sdk::OpenParams& params,
-                              const Gemma4Config& cfg, Gemma4Weights* w) {
+                              const Gemma4Config& cfg, Gemma4Weights* w, bool matrix_head) {
   OXI_ASSIGN_OR_RETURN(w->file, sdk::Weights::Open(params.model_dir, params.use_mmap));
   w->file.RecordInto(params.recorder);
   std::string prefix;
@@ -119,7 +119,7 @@ sdk::Status LoadGemma4Weights(const sdk::Compute& cx, const sdk::OpenParams& par
   // Embedding tables stay as stored: they are read a row at a time.
   OXI_ASSIGN_OR_RETURN(w->embed,
                        ld.Matrix("embed_tokens.weight", cfg.vocab_size, H, OXI_DTYPE_INVALID));
-  if (dtype == OXI_DTYPE_Q8_0 || dtype == OXI_DTYPE_Q4_0) {
+  if (matrix_head && (dtype == OXI_DTYPE_Q8_0 || dtype == OXI_DTYPE_Q4_0)) {
     // Under q8 and q4 the tied head gets its own Q8_0 copy: it is the largest
     // matrix read per token, and llama.cpp likewise keeps the output matrix
     // at 6 bits or more.

@@ -45,9 +45,11 @@ struct Gemma4Weights {
 
 // Loads the text decoder of the checkpoint in model_dir (tensors named
 // model.language_model.* or model.*). weight_dtype: OXI_DTYPE_INVALID keeps
-// linear layers as stored.
+// linear layers as stored. matrix_head: the embedding is also the LM head's
+// matrix (under q8 / q4 it then gets a Q8_0 copy); false where it is only
+// read by rows (the assistant's ordered, centroid-masked head).
 sdk::Status LoadGemma4Weights(const sdk::Compute& cx, const sdk::OpenParams& params,
-                              const Gemma4Config& cfg, Gemma4Weights* out);
+                              const Gemma4Config& cfg, Gemma4Weights* out, bool matrix_head = true);
 
 }  // namespace gemma4
 }  // namespace oxinfer

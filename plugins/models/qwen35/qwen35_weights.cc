@@ -129,21 +129,20 @@ constexpr const char* kMtpNeeded[] = {"mtp.fc.weight",
                                       "mtp.layers.0.self_attn.q_norm.weight",
                                       "mtp.layers.0.self_attn.k_norm.weight"};
 
-bool HasCompleteMtp(const sdk::Weights& file) {
+// The first of the head's tensors that `file` lacks; null when it has them all.
+const char* MissingMtpTensor(const sdk::Weights& file) {
   for (const char* name : kMtpNeeded) {
-    if (!file.Has(name)) return false;
+    if (!file.Has(name)) return name;
   }
-  return true;
+  return nullptr;
 }
 
 sdk::Status LoadMtp(const sdk::Weights& file, const Loader& ld, const Qwen35Config& c,
                     MtpWeights* m) {
-  for (const char* name : kMtpNeeded) {
-    if (!file.Has(name)) {
-      return sdk::FailedPreconditionError(StrCat(
-          file.source(), " has no complete multi-token-prediction head to draft with: ", name,
-          " is missing (mtp_num_hidden_layers ", c.mtp_num_hidden_layers, ")"));
-    }
+  if (const char* name = MissingMtpTensor(file); name != nullptr) {
+    return sdk::FailedPreconditionError(
+        StrCat(file.source(), " has no complete multi-token-prediction head to draft with: ", name,
+               " is missing (mtp_num_hidden_layers ", c.mtp_num_hidden_layers, ")"));
   }
   const int64_t H = c.hidden_size;
   OXI_ASSIGN_OR_RETURN(m->fc, ld.Quantised("mtp.fc.weight", H, 2 * H));
@@ -243,7 +242,8 @@ sdk::StatusOr<Qwen35Weights> LoadQwen35Weights(const sdk::Compute& cx, const Qwe
   if (params.draft) {
     OXI_RETURN_IF_ERROR(LoadMtp(w.file, ld, c, &w.mtp));
     w.has_mtp = true;
-  } else if (params.recorder != nullptr && c.mtp_num_hidden_layers > 0 && HasCompleteMtp(w.file)) {
+  } else if (params.recorder != nullptr && c.mtp_num_hidden_layers > 0 &&
+             MissingMtpTensor(w.file) == nullptr) {
     // --save-quantized without --draft mtp: the head is loaded only to be
     // recorded, so that the saved folder can still draft, then dropped.
     OXI_RETURN_IF_ERROR(LoadMtp(w.file, ld, c, &w.mtp));
