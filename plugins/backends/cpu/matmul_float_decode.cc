@@ -155,7 +155,7 @@ void Bf16RowsSpread(const float* x, const float* xs, int64_t k, const uint8_t* w
 // accumulation for every (activation row, weight row) pair whatever the tile,
 // so m rows equal m one-row calls bit for bit (speculative verification
 // relies on it); the tiles differ in how many weight rows share a pass over
-// the activations, and 32 registers hold up to 8 x 3 accumulators.
+// the activations.
 template <int M, int R>
 void Bf16TileZ(const float* x, int64_t k, const uint8_t* w, int64_t row_bytes, float* y, int64_t n,
                int64_t y_stride = 1) {
@@ -167,6 +167,10 @@ void Bf16TileZ(const float* x, int64_t k, const uint8_t* w, int64_t row_bytes, f
     for (int r = 0; r < R; ++r) acc[i][r] = _mm512_setzero_ps();
   }
   for (int64_t p = 0; p < k16; p += 16) {
+    if (M > 1 && (p & 31) == 0) {  // one line (32 weights) per stream
+#pragma GCC unroll 4
+      for (int r = 0; r < R; ++r) PrefetchL2(w + r * row_bytes + 2 * p + kMultiRowPrefetchBytes);
+    }
     __m512 wv[R];
 #pragma GCC unroll 4
     for (int r = 0; r < R; ++r) {
@@ -196,17 +200,29 @@ void Bf16TileZ(const float* x, int64_t k, const uint8_t* w, int64_t row_bytes, f
 // M activation rows against R streams from R equal parts of [j0, j1) (see
 // Bf16RowsSpread): also for M > 1, where adjacent rows (a 2 KiB row ends its
 // stream every few cache lines) left the m = 2..8 verification forwards of
-// the 0.8B at 1.8x a one-row step's matmul time on Zen 4.
-template <int M, int R>
+// the 0.8B at 1.8x a one-row step's matmul time on Zen 4. Beyond four
+// activation rows a tile makes a second pass over the same four weight rows
+// (now in L1) for the rest: 4 x 4 tiles ran at the FMA peak in a standalone
+// test, 5..8 x 3 tiles at 60-70% of it (M = 5 x 4 still fits the registers,
+// but 6 x 4 left 4 x 3's rate too).
+template <int M>
 void Bf16RowsSpreadZ(const float* x, int64_t k, const uint8_t* w, int64_t row_bytes, int64_t n,
                      float* y, int64_t j0, int64_t j1) {
+  constexpr int R = 4, kFirst = M < 4 ? M : 4;
   const int64_t part = (j1 - j0) / R;
   for (int64_t t = 0; t < part; ++t) {
     const int64_t j = j0 + t;
-    Bf16TileZ<M, R>(x, k, w + j * row_bytes, part * row_bytes, y + j, n, part);
+    Bf16TileZ<kFirst, R>(x, k, w + j * row_bytes, part * row_bytes, y + j, n, part);
+    if (M > 4) {
+      Bf16TileZ<(M > 4 ? M - 4 : 1), R>(x + 4 * k, k, w + j * row_bytes, part * row_bytes,
+                                        y + 4 * n + j, n, part);
+    }
   }
   for (int64_t j = j0 + R * part; j < j1; ++j) {
-    Bf16TileZ<M, 1>(x, k, w + j * row_bytes, row_bytes, y + j, n);
+    Bf16TileZ<kFirst, 1>(x, k, w + j * row_bytes, row_bytes, y + j, n);
+    if (M > 4)
+      Bf16TileZ<(M > 4 ? M - 4 : 1), 1>(x + 4 * k, k, w + j * row_bytes, row_bytes, y + 4 * n + j,
+                                        n);
   }
 }
 
@@ -215,28 +231,28 @@ void Bf16DecodeZ(const float* x, int64_t m, int64_t k, const uint8_t* w, int64_t
   Parallel(n, kDecodeGrain, [&](int64_t j0, int64_t j1) {
     switch (m) {
       case 1:
-        Bf16RowsSpreadZ<1, 4>(x, k, w, row_bytes, n, y, j0, j1);
+        Bf16RowsSpreadZ<1>(x, k, w, row_bytes, n, y, j0, j1);
         break;
       case 2:
-        Bf16RowsSpreadZ<2, 4>(x, k, w, row_bytes, n, y, j0, j1);
+        Bf16RowsSpreadZ<2>(x, k, w, row_bytes, n, y, j0, j1);
         break;
       case 3:
-        Bf16RowsSpreadZ<3, 4>(x, k, w, row_bytes, n, y, j0, j1);
+        Bf16RowsSpreadZ<3>(x, k, w, row_bytes, n, y, j0, j1);
         break;
       case 4:
-        Bf16RowsSpreadZ<4, 4>(x, k, w, row_bytes, n, y, j0, j1);
+        Bf16RowsSpreadZ<4>(x, k, w, row_bytes, n, y, j0, j1);
         break;
       case 5:
-        Bf16RowsSpreadZ<5, 3>(x, k, w, row_bytes, n, y, j0, j1);
+        Bf16RowsSpreadZ<5>(x, k, w, row_bytes, n, y, j0, j1);
         break;
       case 6:
-        Bf16RowsSpreadZ<6, 3>(x, k, w, row_bytes, n, y, j0, j1);
+        Bf16RowsSpreadZ<6>(x, k, w, row_bytes, n, y, j0, j1);
         break;
       case 7:
-        Bf16RowsSpreadZ<7, 3>(x, k, w, row_bytes, n, y, j0, j1);
+        Bf16RowsSpreadZ<7>(x, k, w, row_bytes, n, y, j0, j1);
         break;
       default:
-        Bf16RowsSpreadZ<8, 3>(x, k, w, row_bytes, n, y, j0, j1);
+        Bf16RowsSpreadZ<8>(x, k, w, row_bytes, n, y, j0, j1);
         break;
     }
   });
