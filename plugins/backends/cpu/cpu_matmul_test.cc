@@ -194,6 +194,41 @@ TEST(CpuMatmul, DecodeRowsEqualSingleRowsBitForBit) {
   }
 }
 
+TEST(CpuMatmul, X8VariantsAgreeBitForBit) {
+  // cpu-avx512 runs every Q8_0x8 / Q4_0x8 matmul (decode and prefill) on
+  // vpdpbusd where the CPU has VNNI, the other x86 variants on maddubs; the
+  // integer dots and the float steps are the same, so decode must not depend
+  // on which variant the registry picked. (Prefill too on Q4_0x8; Q8_0x8's
+  // prefill on AVX2 is a float GEMM on the dequantised activations.)
+  uint32_t seed = 900;
+  const Variant* base = nullptr;
+  for (const Variant& v : Variants()) {
+    if (v.name == "cpu-avx2") base = &v;
+  }
+  if (base == nullptr) GTEST_SKIP() << "no cpu-avx2 on this CPU";
+  for (oxi_dtype p : {OXI_DTYPE_Q8_0, OXI_DTYPE_Q4_0}) {
+    const int64_t k = 1056, n = 72;
+    const std::vector<uint8_t> w = InterleaveRef(Encode(Random(n * k, seed++), n, k, p), n, k, p);
+    for (int64_t m : {1, 2, 4, 5, 8, 9, 70}) {
+      if (m > 8 && p == OXI_DTYPE_Q8_0) continue;
+      const Case c{m, k, n};
+      const std::vector<float> x = Random(m * k, seed++, -2.0f, 2.0f);
+      Dev ref_dev(*base);
+      bool skipped = false;
+      const std::vector<float> ref =
+          cpu_test::Run(ref_dev, x, w, X8Of(p), c, Layout(), std::vector<float>(), &skipped);
+      for (const Variant& v : Variants()) {
+        if (v.name == "cpu-scalar" || &v == base) continue;
+        SCOPED_TRACE(v.name + " " + Name(X8Of(p), c));
+        Dev dev(v);
+        const std::vector<float> got =
+            cpu_test::Run(dev, x, w, X8Of(p), c, Layout(), std::vector<float>(), &skipped);
+        for (int64_t e = 0; e < m * n; ++e) ASSERT_EQ(got[e], ref[e]) << "element " << e;
+      }
+    }
+  }
+}
+
 TEST(CpuMatmul, InterleavedX8PrefillTiles) {
   // The integer prefill's tiles on every variant: with VNNI (cpu-avx512)
   // 8-row tiles on pairs of groups, a lone last group (n/8 odd), row tails

@@ -68,7 +68,7 @@ void Tile(const QuantAct& a, int64_t i0, const uint8_t* g0, const uint8_t* g1, f
   for (int64_t b = 0; b < a.nb; ++b) {
     const uint8_t* s0 = g0 + b * kSuper;
     const uint8_t* s1 = g1 + b * kSuper;
-    if (M > 1 && prefetch) {  // multi-row decode (kMultiRowPrefetchBytes)
+    if (M >= 4 && prefetch) {  // multi-row decode (kMultiRowPrefetchBytes)
       for (int64_t line = 0; line < kSuper; line += 64) {
         PrefetchL2(s0 + line + kMultiRowPrefetchBytes);
         PrefetchL2(s1 + line + kMultiRowPrefetchBytes);
