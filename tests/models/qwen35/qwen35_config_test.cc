@@ -5,9 +5,8 @@
 
 #include <string>
 
-#include "core/host_services.h"
 #include "gtest/gtest.h"
-#include "oxinfer/sdk/common.hpp"
+#include "tests/support/plugin_host.h"
 
 namespace oxinfer {
 namespace qwen35 {
@@ -15,15 +14,9 @@ namespace {
 
 class Qwen35Config : public ::testing::Test {
  protected:
-  void SetUp() override { sdk::HostSlot() = HostServices(); }
   static std::string Config(const std::string& name) {
-    const char* srcdir = std::getenv("TEST_SRCDIR");
-    const char* ws = std::getenv("TEST_WORKSPACE");
-    std::string path = "tests/models/qwen35/testdata/configs/" + name + ".config.json";
-    if (srcdir != nullptr && ws != nullptr) path = std::string(srcdir) + "/" + ws + "/" + path;
-    auto text = sdk::ReadFile(path);
-    EXPECT_TRUE(text.ok()) << text.status().message();
-    return text.ok() ? *text : std::string();
+    return oxinfer::testing::ReadTestFile("tests/models/qwen35/testdata/configs/" + name +
+                                          ".config.json");
   }
   // The error of a config expected to be refused with `code`.
   static std::string Refusal(const std::string& json, int32_t code) {
