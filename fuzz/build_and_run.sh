@@ -47,7 +47,7 @@ case "$TARGET" in
     SRCS=(fuzz/conversation_fuzzer.cc "fuzz/${TARGET}_fuzzer_main.cc" core/engine/conversation_json.cc
       core/engine/media_reference.cc core/engine/message.cc core/engine/tool_call.cc core/mapped_file.cc
       core/builtin_tools/calculator.cc core/chat/value.cc core/chat/value_json_reader.cc
-      core/chat/value_json_writer.cc core/chat/value_utf8.cc -lgmp)
+      core/chat/value_json_writer.cc core/chat/value_utf8.cc core/tokenizer/utf8.cc -lgmp)
     MAX_LEN=8192 ;;
   server_request)
     NAME=server_request_fuzzer
