@@ -56,8 +56,10 @@ absl::Status CalculateFuzzInput(const uint8_t* data, size_t size) {
   auto result =
       builtin_tools::Calculate(absl::string_view(reinterpret_cast<const char*>(data), size));
   if (!result.ok()) return result.status();
-  // At most kMaxValueBits of digits (about 0.3 digit per bit) and an approximation.
-  Check(!result->empty() && result->size() < builtin_tools::kMaxValueBits / 3 + 64);
+  // Numerator and denominator hold at most kMaxValueBits together (under a
+  // third of a digit per bit), and a fraction's approximation repeats at most
+  // the numerator's digits, plus 20 decimals.
+  Check(!result->empty() && result->size() < 2 * (builtin_tools::kMaxValueBits / 3) + 64);
   return absl::OkStatus();
 }
 
