@@ -197,32 +197,31 @@ void Bf16TileZ(const float* x, int64_t k, const uint8_t* w, int64_t row_bytes, f
   }
 }
 
+// All M activation rows against the R weight rows at w (`stride` apart):
+// beyond four activation rows, a second pass over the same weight rows (now
+// in L1) for the rest. 4 x 4 tiles ran at the FMA peak in a standalone test,
+// 5..8 x 3 tiles at 60-70% of it.
+template <int M, int R>
+void Bf16AllRowsZ(const float* x, int64_t k, const uint8_t* w, int64_t stride, float* y, int64_t n,
+                  int64_t y_stride) {
+  Bf16TileZ<(M < 4 ? M : 4), R>(x, k, w, stride, y, n, y_stride);
+  if constexpr (M > 4) Bf16TileZ<M - 4, R>(x + 4 * k, k, w, stride, y + 4 * n, n, y_stride);
+}
+
 // M activation rows against R streams from R equal parts of [j0, j1) (see
 // Bf16RowsSpread): also for M > 1, where adjacent rows (a 2 KiB row ends its
 // stream every few cache lines) left the m = 2..8 verification forwards of
-// the 0.8B at 1.8x a one-row step's matmul time on Zen 4. Beyond four
-// activation rows a tile makes a second pass over the same four weight rows
-// (now in L1) for the rest: 4 x 4 tiles ran at the FMA peak in a standalone
-// test, 5..8 x 3 tiles at 60-70% of it (M = 5 x 4 still fits the registers,
-// but 6 x 4 left 4 x 3's rate too).
+// the 0.8B at 1.8x a one-row step's matmul time on Zen 4.
 template <int M>
 void Bf16RowsSpreadZ(const float* x, int64_t k, const uint8_t* w, int64_t row_bytes, int64_t n,
                      float* y, int64_t j0, int64_t j1) {
-  constexpr int R = 4, kFirst = M < 4 ? M : 4;
+  constexpr int R = 4;
   const int64_t part = (j1 - j0) / R;
-  for (int64_t t = 0; t < part; ++t) {
-    const int64_t j = j0 + t;
-    Bf16TileZ<kFirst, R>(x, k, w + j * row_bytes, part * row_bytes, y + j, n, part);
-    if (M > 4) {
-      Bf16TileZ<(M > 4 ? M - 4 : 1), R>(x + 4 * k, k, w + j * row_bytes, part * row_bytes,
-                                        y + 4 * n + j, n, part);
-    }
+  for (int64_t j = j0; j < j0 + part; ++j) {
+    Bf16AllRowsZ<M, R>(x, k, w + j * row_bytes, part * row_bytes, y + j, n, part);
   }
   for (int64_t j = j0 + R * part; j < j1; ++j) {
-    Bf16TileZ<kFirst, 1>(x, k, w + j * row_bytes, row_bytes, y + j, n);
-    if (M > 4)
-      Bf16TileZ<(M > 4 ? M - 4 : 1), 1>(x + 4 * k, k, w + j * row_bytes, row_bytes, y + 4 * n + j,
-                                        n);
+    Bf16AllRowsZ<M, 1>(x, k, w + j * row_bytes, row_bytes, y + j, n, 1);
   }
 }
 

@@ -57,18 +57,22 @@ inline __m512 Scales2(const uint8_t* lo, const uint8_t* hi) {
 // only the low eight lanes are stored).
 template <bool kQ4, int M>
 void Tile(const QuantAct& a, int64_t i0, const uint8_t* g0, const uint8_t* g1, float* y0, float* y1,
-          int64_t n, bool prefetch) {
+          int64_t n) {
   constexpr int64_t kSuper = OXI_X8_ROWS * (kQ4 ? sizeof(oxi_block_q4_0) : sizeof(oxi_block_q8_0));
   const int32_t* corr = kQ4 ? a.icorr : a.icorr128;
   const __m512i m4 = _mm512_set1_epi8(0x0f);
   const __m512i bias = _mm512_set1_epi8(static_cast<char>(0x80));
+  // Decode from four rows is bound by the arithmetic as much as by the
+  // stream (kMultiRowPrefetchBytes); at two rows Q8_0 is stream-bound and
+  // prefetching slowed it on Zen 4.
+  const bool prefetch = M >= 4 && a.m <= kDecodeMaxM;
   __m512 acc[M];
 #pragma GCC unroll 8
   for (int i = 0; i < M; ++i) acc[i] = _mm512_setzero_ps();
   for (int64_t b = 0; b < a.nb; ++b) {
     const uint8_t* s0 = g0 + b * kSuper;
     const uint8_t* s1 = g1 + b * kSuper;
-    if (M >= 4 && prefetch) {  // multi-row decode (kMultiRowPrefetchBytes)
+    if (prefetch) {
       for (int64_t line = 0; line < kSuper; line += 64) {
         PrefetchL2(s0 + line + kMultiRowPrefetchBytes);
         PrefetchL2(s1 + line + kMultiRowPrefetchBytes);
@@ -117,31 +121,31 @@ void Tile(const QuantAct& a, int64_t i0, const uint8_t* g0, const uint8_t* g1, f
 
 template <bool kQ4>
 void Rows(const QuantAct& a, int64_t r0, int64_t r1, const uint8_t* g0, const uint8_t* g1,
-          float* y0, float* y1, int64_t n, bool prefetch) {
+          float* y0, float* y1, int64_t n) {
   constexpr int kM = 8;
   int64_t i0 = r0;
-  for (; i0 + kM <= r1; i0 += kM) Tile<kQ4, kM>(a, i0, g0, g1, y0, y1, n, prefetch);
+  for (; i0 + kM <= r1; i0 += kM) Tile<kQ4, kM>(a, i0, g0, g1, y0, y1, n);
   switch (r1 - i0) {
     case 1:
-      Tile<kQ4, 1>(a, i0, g0, g1, y0, y1, n, prefetch);
+      Tile<kQ4, 1>(a, i0, g0, g1, y0, y1, n);
       break;
     case 2:
-      Tile<kQ4, 2>(a, i0, g0, g1, y0, y1, n, prefetch);
+      Tile<kQ4, 2>(a, i0, g0, g1, y0, y1, n);
       break;
     case 3:
-      Tile<kQ4, 3>(a, i0, g0, g1, y0, y1, n, prefetch);
+      Tile<kQ4, 3>(a, i0, g0, g1, y0, y1, n);
       break;
     case 4:
-      Tile<kQ4, 4>(a, i0, g0, g1, y0, y1, n, prefetch);
+      Tile<kQ4, 4>(a, i0, g0, g1, y0, y1, n);
       break;
     case 5:
-      Tile<kQ4, 5>(a, i0, g0, g1, y0, y1, n, prefetch);
+      Tile<kQ4, 5>(a, i0, g0, g1, y0, y1, n);
       break;
     case 6:
-      Tile<kQ4, 6>(a, i0, g0, g1, y0, y1, n, prefetch);
+      Tile<kQ4, 6>(a, i0, g0, g1, y0, y1, n);
       break;
     case 7:
-      Tile<kQ4, 7>(a, i0, g0, g1, y0, y1, n, prefetch);
+      Tile<kQ4, 7>(a, i0, g0, g1, y0, y1, n);
       break;
     default:
       break;
@@ -172,8 +176,7 @@ void Gemm(const QuantAct& a, const uint8_t* w, int64_t row_bytes, int64_t n, flo
         const bool pair = h < end;
         const uint8_t* g0 = w + g * group_bytes;
         const uint8_t* g1 = pair ? w + h * group_bytes : g0;
-        Rows<kQ4>(a, r0, r1, g0, g1, y + g * OXI_X8_ROWS, pair ? y + h * OXI_X8_ROWS : nullptr, n,
-                  spread);
+        Rows<kQ4>(a, r0, r1, g0, g1, y + g * OXI_X8_ROWS, pair ? y + h * OXI_X8_ROWS : nullptr, n);
       }
     }
   });
